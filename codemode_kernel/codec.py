@@ -1,0 +1,135 @@
+"""The value codec: what may cross the Code Mode boundary, and how it is stored.
+
+Values that cross between the sandbox and the host (connector arguments and results,
+step values, the final result, carried-over variables) are JSON data plus ``bytes``,
+``tuple``, ``datetime`` and ``date``. The extra types are *tagged* so that replay
+returns exactly what the first pass saw::
+
+    b"hi"                    -> {"$codemode": "bytes", "v": "aGk="}
+    (1, 2)                   -> {"$codemode": "tuple", "v": [1, 2]}
+    datetime(2026, 1, 2, 3)  -> {"$codemode": "datetime", "v": "2026-01-02T03:00:00"}
+    date(2026, 1, 2)         -> {"$codemode": "date", "v": "2026-01-02"}
+    {"$codemode": 1}         -> {"$codemode": "dict", "v": {"$codemode": 1}}   (escaped)
+
+Anything else (sets, NaN, custom objects, non-string keys) is refused with a message
+naming the type, where it was found, and what to do instead.
+
+This module is pure standard library: the sandbox worker imports it too.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from datetime import date, datetime
+from typing import Any
+
+TAG = "$codemode"
+MAX_VALUE_CHARS = 1_000_000
+MAX_DEPTH = 100
+
+_ALLOWED = "JSON data (dict with str keys, list, str, int, float, bool, None) or bytes, tuple, datetime, date"
+
+
+class EncodeError(ValueError):
+    """A value is not representable by the codec."""
+
+    def __init__(self, type_name: str, where: str, reason: str = "") -> None:
+        self.type_name = type_name
+        self.where = where
+        detail = f" ({reason})" if reason else ""
+        super().__init__(
+            f"Cannot pass a value of type {type_name!r} at {where}{detail}: values crossing the Code Mode "
+            f"boundary must be {_ALLOWED}. Convert it first (e.g. list(a_set), str(obj), a dict of its fields)."
+        )
+
+
+def encode(value: Any, where: str = "value") -> Any:
+    """Return the JSON-compatible tagged form of ``value``; raise :class:`EncodeError`."""
+    return _encode(value, where, 0)
+
+
+def _encode(value: Any, where: str, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise EncodeError(type(value).__name__, where, f"nested deeper than {MAX_DEPTH} levels")
+    # Exact type checks: subclasses (an IntEnum, a str subclass with a custom __str__)
+    # could run code during serialization or not round-trip, so they are refused.
+    t = type(value)
+    if value is None or t is bool or t is str or t is int:
+        return value
+    if t is float:
+        if math.isnan(value) or math.isinf(value):
+            raise EncodeError("float", where, f"{value!r} is not valid JSON")
+        return value
+    if t is list:
+        return [_encode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+    if t is dict:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                raise EncodeError(f"dict key of type {type(k).__name__}", where, "dict keys must be strings")
+            out[k] = _encode(v, f"{where}[{k!r}]", depth + 1)
+        if TAG in out:
+            return {TAG: "dict", "v": out}
+        return out
+    if t is tuple:
+        return {TAG: "tuple", "v": [_encode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]}
+    if t is bytes:
+        return {TAG: "bytes", "v": base64.b64encode(value).decode("ascii")}
+    if t is datetime:
+        return {TAG: "datetime", "v": value.isoformat()}
+    if t is date:
+        return {TAG: "date", "v": value.isoformat()}
+    raise EncodeError(t.__name__, where)
+
+
+def decode(data: Any) -> Any:
+    """Inverse of :func:`encode`."""
+    if isinstance(data, list):
+        return [decode(v) for v in data]
+    if isinstance(data, dict):
+        tag = data.get(TAG)
+        if tag is not None and len(data) == 2 and "v" in data:
+            v = data["v"]
+            if tag == "bytes":
+                return base64.b64decode(v)
+            if tag == "tuple":
+                return tuple(decode(x) for x in v)
+            if tag == "datetime":
+                return datetime.fromisoformat(v)
+            if tag == "date":
+                return date.fromisoformat(v)
+            if tag == "dict":
+                return {k: decode(x) for k, x in v.items()}
+        return {k: decode(v) for k, v in data.items()}
+    return data
+
+
+def dumps_encoded(encoded: Any) -> str:
+    """Serialize already-encoded data compactly (strict JSON)."""
+    return json.dumps(encoded, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def dumps(value: Any, where: str = "value") -> str:
+    """Encode and serialize ``value`` compactly."""
+    return dumps_encoded(encode(value, where))
+
+
+def canonical_encoded(encoded: Any) -> str:
+    """Canonical text of encoded data: sorted keys, compact. Used for divergence checks."""
+    return json.dumps(encoded, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+
+
+def loads(text: str) -> Any:
+    """Parse and decode text made by :func:`dumps`."""
+    return decode(json.loads(text))
+
+
+def is_encodable(value: Any) -> bool:
+    """True when ``value`` can cross the boundary."""
+    try:
+        encode(value)
+    except EncodeError:
+        return False
+    return True

@@ -1,0 +1,1 @@
+"""Connectors: host-side objects that expose methods to the sandbox."""

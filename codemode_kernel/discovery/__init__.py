@@ -1,0 +1,1 @@
+"""Discovery: search, describe and JSON Schema → Python declarations."""

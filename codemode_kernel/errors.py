@@ -1,0 +1,143 @@
+"""Errors raised by codemode-kernel to host code.
+
+Everything the library raises derives from :class:`CodemodeError`. Errors that happen
+*inside a pass* (sandbox errors, divergence, limits) are not raised to the caller of
+``runtime.execute``: they come back as data, ``{"status": "error", ...}`` (DESIGN §5).
+The classes below give those outcomes a stable name (``error_type`` in the output and
+the exception name shown by the kernel).
+
+    CodemodeError
+    ├── ConfigurationError          the runtime or a connector was built wrong
+    ├── UnknownExecutionError       no execution with that id in this runtime
+    ├── InvalidStateError           e.g. approving an execution that is not paused
+    ├── RollbackError               one or more reverts failed (all were tried)
+    ├── SnippetError                unknown snippet, bad snippet name or input
+    ├── CodecError                  a value cannot cross the boundary
+    │   └── ValueTooLarge           a replay value is over the size limit
+    ├── ConnectorError              a connector call failed (seen inside the code)
+    │   └── ArgumentError           arguments failed the method's input schema
+    ├── ReplayDivergence            a pass called something other than the journal says
+    ├── SandboxViolation            the code breaks a sandbox rule (compile or guard)
+    └── ExecutorError               the pass could not run to its end
+        ├── Timeout                 the wall-clock limit was hit (the worker was killed)
+        ├── LimitExceeded           a resource limit was hit (memory, CPU, output, calls)
+        ├── Interrupted             the pass was stopped on request
+        └── WorkerCrashed           the worker process died
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class CodemodeError(Exception):
+    """Base class of every error this library raises."""
+
+
+class ConfigurationError(CodemodeError):
+    """The runtime, a connector or the configuration file is invalid."""
+
+
+class UnknownExecutionError(CodemodeError, LookupError):
+    """No execution with the given id exists in this runtime."""
+
+    def __init__(self, execution_id: str, runtime_name: str = "default") -> None:
+        self.execution_id = execution_id
+        super().__init__(
+            f"No execution {execution_id!r} in runtime {runtime_name!r}. "
+            "List executions with runtime.executions() (or %executions in the kernel)."
+        )
+
+
+class InvalidStateError(CodemodeError):
+    """An operation is not allowed in the execution's current state."""
+
+    def __init__(self, execution_id: str, status: str, operation: str, allowed: Sequence[str]) -> None:
+        self.execution_id = execution_id
+        self.status = status
+        self.operation = operation
+        super().__init__(
+            f"Cannot {operation} execution {execution_id!r}: it is {status!r}, and {operation} needs "
+            f"an execution that is {' or '.join(repr(a) for a in allowed)}."
+        )
+
+
+class RollbackError(CodemodeError):
+    """One or more reverts failed; every revert was still tried."""
+
+    def __init__(self, execution_id: str, failures: Sequence[str]) -> None:
+        self.execution_id = execution_id
+        self.failures = list(failures)
+        super().__init__(
+            f"Rollback of {execution_id!r}: {len(self.failures)} revert(s) failed: " + "; ".join(self.failures)
+        )
+
+
+class SnippetError(CodemodeError):
+    """A snippet cannot be saved, found or run."""
+
+
+class CodecError(CodemodeError):
+    """A value cannot cross the Code Mode boundary."""
+
+
+class ValueTooLarge(CodecError):
+    """A value stored for replay is over the size limit."""
+
+    def __init__(self, what: str, size: int, limit: int) -> None:
+        self.what = what
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"{what} is {size:,} characters after serialization; the limit for values stored for "
+            f"replay is {limit:,}. Store the data elsewhere (a file, a connector) and pass a small "
+            "reference such as a path or an id instead."
+        )
+
+
+class ConnectorError(CodemodeError):
+    """A connector call failed."""
+
+
+class ArgumentError(ConnectorError):
+    """Arguments do not match the method's input schema; the connector was not called."""
+
+
+class ReplayDivergence(CodemodeError):
+    """A pass made a different call than the journal recorded at the same position."""
+
+    def __init__(self, seq: int, recorded: str, actual: str) -> None:
+        self.seq = seq
+        self.recorded = recorded
+        self.actual = actual
+        super().__init__(
+            f"Replay divergence at call #{seq}: the journal recorded {recorded} but this pass called "
+            f"{actual}. Code must make the same connector calls, in the same order and with the same "
+            "arguments, on every pass. Wrap nondeterministic values (time, random, uuid) in "
+            "codemode.step('name', lambda: ...) so later passes see the recorded value, and do not "
+            "make connector calls from threads."
+        )
+
+
+class SandboxViolation(CodemodeError):
+    """The code breaks a rule of the sandbox language."""
+
+
+class ExecutorError(CodemodeError):
+    """The pass could not run to its end."""
+
+
+class Timeout(ExecutorError):
+    """The pass ran past its wall-clock limit."""
+
+
+class LimitExceeded(ExecutorError):
+    """The pass hit a resource limit."""
+
+
+class Interrupted(ExecutorError):
+    """The pass was stopped on request."""
+
+
+class WorkerCrashed(ExecutorError):
+    """The worker process running the pass died."""

@@ -1,0 +1,1 @@
+"""Executors: run one pass of code once (DESIGN §3, §11)."""

@@ -1,0 +1,91 @@
+"""The executor interface: run one pass of code once, statelessly.
+
+An executor gets the code, the connector namespaces (names only) and a *host handler*,
+and returns an :class:`ExecuteResult`. Everything the code asks of the host (connector
+calls, steps, discovery, snippets) goes through the handler as a JSON message, so the
+in-process executor and the isolated worker speak the same protocol and the runtime
+cannot tell them apart. The protocol (values are codec-encoded, see ``codec.py``)::
+
+    sandbox -> host                               host -> sandbox
+    {"op": "call", "connector", "method", "args"}  {"value": v} | {"raise": {type, message}} | {"abort": msg}
+    {"op": "step", "name"}                         {"value": v} (replayed) | {"run": true} | {"abort": msg}
+    {"op": "step_done", "name", "value"|"raise"}   {"value": v} | {"abort": msg}
+    {"op": "search", "query"}                      {"value": v}
+    {"op": "describe", "target"}                   {"value": v} | {"raise": ...}
+    {"op": "snippet", "name", "input"}             {"code", "filename"} | {"value": {"error": ...}}
+    {"op": "fail", "type", "message"}              {"abort": msg}   (the pass cannot go on)
+
+``abort`` means the host ended the pass (a pause, divergence, a limit): the sandbox raises
+a ``BaseException`` the code should not catch, and the host refuses every later request
+of that pass whatever the code does. The host decides the outcome, not the sandbox.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+HostHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+OutputCallback = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class SandboxError:
+    """An error of the pass, as data: a type name, a message, and where in the cell."""
+
+    type: str
+    message: str
+    lineno: int | None = None
+    traceback: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "message": self.message, "lineno": self.lineno, "traceback": self.traceback}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SandboxError:
+        lineno = data.get("lineno")
+        return cls(
+            type=str(data.get("type", "Error")),
+            message=str(data.get("message", "")),
+            lineno=lineno if isinstance(lineno, int) else None,
+            traceback=str(data.get("traceback", "")),
+        )
+
+
+@dataclass
+class ExecuteResult:
+    """What one pass produced. ``result`` and ``variables`` hold codec-encoded values."""
+
+    result: Any = None
+    error: SandboxError | None = None
+    logs: list[str] = field(default_factory=list)
+    variables: dict[str, Any] = field(default_factory=dict)
+
+
+class Executor(Protocol):
+    """Runs one pass of code once. Holds no history."""
+
+    async def execute(
+        self,
+        code: str,
+        namespaces: Mapping[str, Sequence[str]],
+        *,
+        host: HostHandler,
+        inputs: Mapping[str, Any] | None = None,
+        on_output: OutputCallback | None = None,
+    ) -> ExecuteResult:
+        """Run ``code`` with one global per namespace (connector name → method names).
+
+        ``inputs`` are codec-encoded globals to predefine (names carried over from earlier
+        cells). ``on_output`` receives printed text while the pass runs.
+        """
+        ...
+
+    def interrupt(self) -> bool:
+        """Stop every running pass; True if there was one to stop."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release workers and threads."""
+        ...

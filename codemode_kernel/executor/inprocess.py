@@ -1,0 +1,107 @@
+"""InProcessExecutor: the sandbox language in a thread of the host process.
+
+For tests and teaching only; never the default (DESIGN §11). It speaks exactly the same
+JSON protocol as the isolated worker, so the runtime behaves identically on both. It
+cannot stop a runaway pass: on timeout or interrupt the pass is abandoned (its thread
+runs on, and every later request it makes is refused).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from codemode_kernel.executor.base import ExecuteResult, HostHandler, OutputCallback, SandboxError
+from codemode_kernel.executor.sandbox import run_pass
+
+
+@dataclass(frozen=True)
+class InProcessLimits:
+    """Limits the in-process executor can enforce (it cannot kill a thread)."""
+
+    timeout: float = 60.0
+    max_output_chars: int = 1_000_000
+    max_result_chars: int = 10_000_000
+    max_calls: int = 10_000
+
+
+class _ThreadChannel:
+    def __init__(self, loop: asyncio.AbstractEventLoop, host: HostHandler, on_output: OutputCallback | None) -> None:
+        self.loop = loop
+        self.host = host
+        self.on_output = on_output
+        self.abandoned: str | None = None
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        if self.abandoned is not None:
+            return {"abort": self.abandoned}
+        future = asyncio.run_coroutine_threadsafe(self.host(message), self.loop)
+        return future.result()
+
+    def notify(self, message: dict[str, Any]) -> None:
+        if self.on_output is not None and self.abandoned is None and message.get("op") == "output":
+            self.loop.call_soon_threadsafe(self.on_output, str(message.get("text", "")))
+
+
+class InProcessExecutor:
+    """Runs each pass in a new thread of this process (not isolated)."""
+
+    def __init__(self, limits: InProcessLimits | None = None) -> None:
+        self.limits = limits or InProcessLimits()
+        self._running: set[tuple[_ThreadChannel, asyncio.Future[dict[str, Any]]]] = set()
+
+    async def execute(
+        self,
+        code: str,
+        namespaces: Mapping[str, Sequence[str]],
+        *,
+        host: HostHandler,
+        inputs: Mapping[str, Any] | None = None,
+        on_output: OutputCallback | None = None,
+    ) -> ExecuteResult:
+        loop = asyncio.get_running_loop()
+        channel = _ThreadChannel(loop, host, on_output)
+        done: asyncio.Future[dict[str, Any]] = loop.create_future()
+        limits = self.limits
+
+        def target() -> None:
+            try:
+                outcome = run_pass(code, namespaces, dict(inputs or {}), channel,
+                                   max_output_chars=limits.max_output_chars, max_calls=limits.max_calls,
+                                   max_result_chars=limits.max_result_chars)
+            except BaseException as exc:  # noqa: BLE001 - a crash of the pass is data
+                outcome = {"error": {"type": "WorkerCrashed", "message": f"{type(exc).__name__}: {exc}"}}
+            loop.call_soon_threadsafe(lambda: done.done() or done.set_result(outcome))
+
+        entry = (channel, done)
+        self._running.add(entry)
+        threading.Thread(target=target, name="codemode-inprocess-pass", daemon=True).start()
+        try:
+            outcome = await asyncio.wait_for(asyncio.shield(done), timeout=limits.timeout)
+        except TimeoutError:
+            channel.abandoned = f"the pass ran longer than {limits.timeout:g} s (timeout)"
+            outcome = {"error": {"type": "Timeout", "message": channel.abandoned}}
+        finally:
+            self._running.discard(entry)
+        error = outcome.get("error")
+        return ExecuteResult(
+            result=outcome.get("result"),
+            error=SandboxError.from_dict(error) if error else None,
+            logs=list(outcome.get("logs", [])),
+            variables=dict(outcome.get("variables", {})),
+        )
+
+    def interrupt(self) -> bool:
+        stopped = False
+        for channel, done in list(self._running):
+            if not done.done():
+                channel.abandoned = "interrupted"
+                done.set_result({"error": {"type": "Interrupted", "message": "the pass was interrupted"}})
+                stopped = True
+        return stopped
+
+    async def aclose(self) -> None:
+        self.interrupt()
