@@ -1,0 +1,34 @@
+# Two commands: `make demo` runs the product, `make test` passes the tests (from a fresh clone).
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test install lint typecheck pytest clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lint: install
+	$(BIN)/ruff check codemode_kernel tests benchmarks
+
+typecheck: install
+	$(BIN)/mypy
+
+pytest: install
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+demo: install
+	$(BIN)/python -m codemode_kernel.demo
+
+clean:
+	rm -rf $(VENV) build dist

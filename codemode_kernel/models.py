@@ -1,0 +1,143 @@
+"""The runtime's records, as frozen dataclasses (the seed's types in snake_case).
+
+Times are milliseconds since the Unix epoch, as in the seeds (``createdAt: number``).
+Every record has ``to_dict()`` giving plain JSON-ready data (values decoded by the codec
+are re-encoded, so bytes/tuples/datetimes stay tagged).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+ExecutionStatus = Literal["running", "paused", "completed", "error", "rejected", "rolled_back"]
+EntryState = Literal["executing", "applied", "pending", "reverted", "error"]
+
+TERMINAL_STATUSES: frozenset[str] = frozenset({"completed", "error", "rejected", "rolled_back"})
+STEP_CONNECTOR = "codemode.step"
+
+
+@dataclass(frozen=True)
+class ToolLogEntry:
+    """One journaled connector call or step.
+
+    ``ephemeral`` is true for ``replay="reexecute"`` methods (result not stored).
+    ``pass_number`` is the pass (1, 2, …) that executed the call; ``error`` holds the
+    recorded error of a failed call or step ("Type: message").
+    """
+
+    seq: int
+    connector: str
+    method: str
+    args: Any
+    result: Any = None
+    requires_approval: bool = False
+    ephemeral: bool = False
+    state: EntryState = "applied"
+    error: str | None = None
+    pass_number: int = 1
+    created_at: int = 0
+    updated_at: int = 0
+
+    @property
+    def path(self) -> str:
+        return f"{self.connector}.{self.method}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return _encoded(asdict(self))
+
+
+@dataclass(frozen=True)
+class ExecutionState:
+    """One durable execution and its journal."""
+
+    id: str
+    code: str
+    status: ExecutionStatus
+    log: list[ToolLogEntry] = field(default_factory=list)
+    result: Any = None
+    error: str | None = None
+    error_type: str | None = None
+    logs: list[str] = field(default_factory=list)
+    connectors: list[str] = field(default_factory=list)
+    created_at: int = 0
+    updated_at: int = 0
+    passes: int = 0
+    runtime: str = "default"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["log"] = [e.to_dict() for e in self.log]
+        return _encoded(data)
+
+
+@dataclass(frozen=True)
+class PendingAction:
+    """A call waiting for approval."""
+
+    execution_id: str
+    seq: int
+    connector: str
+    method: str
+    args: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return _encoded(asdict(self))
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """Saved source of a completed execution, re-runnable with ``codemode.run(name, input)``."""
+
+    name: str
+    description: str
+    code: str
+    saved_at: int
+    input_schema: Any = None
+    connectors: list[str] = field(default_factory=list)
+    execution_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _encoded(asdict(self))
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    path: str
+    connector: str
+    method: str
+    description: str
+    requires_approval: bool
+    kind: Literal["method", "snippet"]
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchOutput:
+    results: list[SearchResult]
+    total: int
+    truncated: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"results": [r.to_dict() for r in self.results], "total": self.total, "truncated": self.truncated}
+
+
+@dataclass(frozen=True)
+class DescribeOutput:
+    path: str
+    description: str
+    requires_approval: bool
+    types: str
+    kind: Literal["connector", "method", "snippet"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _encoded(data: dict[str, Any]) -> dict[str, Any]:
+    from codemode_kernel import codec
+
+    return {k: (codec.encode(v, k) if codec.is_encodable(v) else repr(v)) for k, v in data.items()}
