@@ -18,6 +18,7 @@ the exception name shown by the kernel).
     │   └── ArgumentError           arguments failed the method's input schema
     ├── ReplayDivergence            a pass called something other than the journal says
     ├── SandboxViolation            the code breaks a sandbox rule (compile or guard)
+    ├── PanelRequestError           the JupyterLab panel sent a malformed request
     └── ExecutorError               the pass could not run to its end
         ├── Timeout                 the wall-clock limit was hit (the worker was killed)
         ├── LimitExceeded           a resource limit was hit (memory, CPU, output, calls)
@@ -121,6 +122,10 @@ class ReplayDivergence(CodemodeError):
 
 class SandboxViolation(CodemodeError):
     """The code breaks a rule of the sandbox language."""
+
+
+class PanelRequestError(CodemodeError):
+    """A message from the JupyterLab panel is malformed; it is answered, never raised in the kernel."""
 
 
 class ExecutorError(CodemodeError):

@@ -1,0 +1,202 @@
+"""The messages of the Code Mode panel comm, kernel side (issue 6).
+
+The JupyterLab panel and the kernel talk over one comm target, :data:`TARGET_NAME`. This
+module is the kernel's half of the protocol; ``labextension/src/messages.ts`` is the
+browser's half, and ``tests/panel/test_messages_sync.py`` keeps the two in step (the
+constants below are compared with the TypeScript ones, name by name).
+
+Panel → kernel, one *request* per message::
+
+    {"type": <a key of REQUESTS>, "request_id": "<str>", <parameters of that type>}
+
+Kernel → panel::
+
+    {"type": "hello", "protocol", "runtime", "connectors"}        once, when the comm opens
+    {"type": "reply", "request_id", "request", "data"}             a request succeeded
+    {"type": "error", "request_id", "request", "error", "error_type"}   it did not
+    {"type": "event", "event", "execution_id"}                     something changed: refresh
+
+Every value shown in the panel (call arguments, results) travels *abbreviated* as a
+:class:`dict` with ``summary`` (one line), ``text`` (pretty JSON, cut at
+:data:`PREVIEW_CHARS`), ``chars`` (size of the whole text) and ``truncated``; the panel
+asks for the whole text with a ``get_value`` request when the user wants it. This keeps a
+megabyte-sized result from being pushed to every open panel on every refresh.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from codemode_kernel.errors import PanelRequestError
+
+TARGET_NAME: Final = "codemode.panel"
+PROTOCOL_VERSION: Final = 1
+
+# Parameter kinds: "str" / "int" are required; a trailing "?" makes the parameter optional
+# (absent or null). The TypeScript file declares the same table (REQUEST_PARAMS).
+REQUESTS: Final[Mapping[str, Mapping[str, str]]] = {
+    "snapshot": {"limit": "int?"},
+    "get_execution": {"execution_id": "str"},
+    "get_value": {"execution_id": "str", "seq": "int?", "field": "str"},
+    "approve": {"execution_id": "str"},
+    "reject": {"execution_id": "str", "seq": "int?"},
+    "rollback": {"execution_id": "str"},
+    "delete_execution": {"execution_id": "str"},
+    "save_snippet": {"execution_id": "str", "name": "str", "description": "str?"},
+    "delete_snippet": {"name": "str"},
+    "list_connectors": {},
+    "search": {"query": "str"},
+    "describe": {"target": "str"},
+}
+
+KERNEL_MESSAGES: Final = ("hello", "reply", "error", "event")
+
+# Event names the kernel sends with notify(). Any other name is forwarded too and makes
+# the panel refresh everything; these are the ones it knows to be specific about.
+EVENTS: Final = (
+    "execution_started",
+    "execution_changed",
+    "execution_deleted",
+    "snippets_changed",
+    "connectors_changed",
+    "kernel_ready",
+)
+
+VALUE_FIELDS: Final = ("args", "result", "code", "logs")
+EXECUTION_STATUSES: Final = ("running", "paused", "completed", "error", "rejected", "rolled_back")
+ENTRY_STATES: Final = ("executing", "applied", "pending", "reverted", "error")
+
+PREVIEW_CHARS: Final = 2_000
+SUMMARY_CHARS: Final = 120
+# get_value answers with at most this much text: the replay limit is 1,000,000 characters
+# after serialization, and pretty printing adds indentation on top.
+FULL_VALUE_CHARS: Final = 2_000_000
+MAX_STRING_PARAM: Final = 10_000
+MAX_REQUEST_ID: Final = 200
+DEFAULT_EXECUTIONS: Final = 50
+
+_ELLIPSIS = "…"
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Request:
+    """A validated request from the panel."""
+
+    type: str
+    request_id: str
+    params: dict[str, Any]
+
+
+def request_id_of(data: object) -> str | None:
+    """The request id of a message if it has a usable one, so even a bad request gets an answer."""
+    if isinstance(data, Mapping):
+        rid = data.get("request_id")
+        if isinstance(rid, str) and 0 < len(rid) <= MAX_REQUEST_ID:
+            return rid
+    return None
+
+
+def parse_request(data: object) -> Request:
+    """Check a message from the panel against :data:`REQUESTS`; raise :class:`PanelRequestError`."""
+    if not isinstance(data, Mapping):
+        raise PanelRequestError(f"A panel request must be a JSON object, not {type(data).__name__}.")
+    rtype = data.get("type")
+    if not isinstance(rtype, str) or rtype not in REQUESTS:
+        raise PanelRequestError(
+            f"Unknown panel request type {rtype!r}; the kernel understands {', '.join(sorted(REQUESTS))}. "
+            "Reload the page if the extension and the kernel come from different versions."
+        )
+    rid = request_id_of(data)
+    if rid is None:
+        raise PanelRequestError(
+            f"A {rtype!r} request needs a 'request_id' string of 1 to {MAX_REQUEST_ID} characters."
+        )
+    spec = REQUESTS[rtype]
+    extra = sorted(set(data) - set(spec) - {"type", "request_id"})
+    if extra:
+        raise PanelRequestError(
+            f"A {rtype!r} request does not take {', '.join(map(repr, extra))}; "
+            f"its parameters are {', '.join(spec) or 'none'}."
+        )
+    params: dict[str, Any] = {}
+    for name, kind in spec.items():
+        params[name] = _param(rtype, name, kind, data.get(name))
+    return Request(rtype, rid, params)
+
+
+def _param(rtype: str, name: str, kind: str, value: object) -> Any:
+    optional = kind.endswith("?")
+    base = kind.rstrip("?")
+    if value is None:
+        if optional:
+            return None
+        raise PanelRequestError(f"A {rtype!r} request needs {name!r} ({base}).")
+    if base == "int":
+        # bool is an int subclass in Python but not an integer in the protocol.
+        if type(value) is not int or value < 0:
+            raise PanelRequestError(f"{rtype!r}: {name!r} must be a non-negative integer, not {value!r}.")
+        return value
+    if type(value) is not str:
+        raise PanelRequestError(f"{rtype!r}: {name!r} must be a string, not {type(value).__name__}.")
+    if len(value) > MAX_STRING_PARAM:
+        raise PanelRequestError(f"{rtype!r}: {name!r} is longer than {MAX_STRING_PARAM:,} characters.")
+    return value
+
+
+def hello(runtime: str, connectors: list[str]) -> dict[str, Any]:
+    return {"type": "hello", "protocol": PROTOCOL_VERSION, "runtime": runtime, "connectors": connectors}
+
+
+def reply(request: Request, data: Any) -> dict[str, Any]:
+    return {"type": "reply", "request_id": request.request_id, "request": request.type, "data": data}
+
+
+def error(request_id: str | None, request_type: str | None, message: str, error_type: str) -> dict[str, Any]:
+    return {
+        "type": "error",
+        "request_id": request_id,
+        "request": request_type,
+        "error": message,
+        "error_type": error_type,
+    }
+
+
+def event(name: str, execution_id: str | None) -> dict[str, Any]:
+    return {"type": "event", "event": name, "execution_id": execution_id}
+
+
+def value_text(encoded: Any) -> str:
+    """Pretty text of a codec-encoded value (strings are shown as they are, not quoted)."""
+    if isinstance(encoded, str):
+        return encoded
+    try:
+        return json.dumps(encoded, ensure_ascii=False, indent=2, allow_nan=False)
+    except (TypeError, ValueError):
+        return repr(encoded)
+
+
+def abbreviate(encoded: Any, limit: int = PREVIEW_CHARS) -> dict[str, Any]:
+    """The abbreviated form of a value: one-line summary, text cut at ``limit``, full size."""
+    text = value_text(encoded)
+    truncated = len(text) > limit
+    one_line = _SPACE.sub(" ", text if not truncated else text[: SUMMARY_CHARS * 4]).strip()
+    summary = one_line if len(one_line) <= SUMMARY_CHARS else one_line[: SUMMARY_CHARS - 1] + _ELLIPSIS
+    return {
+        "summary": summary,
+        "text": text[:limit] + _ELLIPSIS if truncated else text,
+        "chars": len(text),
+        "truncated": truncated,
+    }
+
+
+def first_line(code: str) -> str:
+    """The first non-blank line of code, for the execution list."""
+    for line in code.splitlines():
+        if line.strip():
+            return line.rstrip() if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + _ELLIPSIS
+    return ""
