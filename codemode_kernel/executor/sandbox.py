@@ -104,6 +104,10 @@ class ConnectorError(Exception):
     """A connector call failed on the host. Code may catch it."""
 
 
+class ArgumentError(ConnectorError):
+    """Arguments did not match the method's input schema; the connector was not called."""
+
+
 class CompileFailed(Exception):
     def __init__(self, errors: Sequence[str], lineno: int | None) -> None:
         self.errors = list(errors)
@@ -266,7 +270,7 @@ def _builtins() -> dict[str, Any]:
             "map": map, "filter": filter, "any": any, "all": all, "reversed": reversed, "iter": iter,
             "next": next, "bin": bin, "ascii": ascii, "format": format, "getattr": _safe_getattr,
             "hasattr": _safe_hasattr, "type": _safe_type, "NotImplemented": NotImplemented,
-            "__import__": _import, "ConnectorError": ConnectorError,
+            "__import__": _import, "ConnectorError": ConnectorError, "ArgumentError": ArgumentError,
         }
     )
     return b
@@ -325,7 +329,12 @@ class _Session:
     def value_or_raise(self, reply: dict[str, Any]) -> Any:
         if "raise" in reply:
             err = reply["raise"]
-            raise ConnectorError(f"{err.get('type', 'Error')}: {err.get('message', '')}")
+            type_name, message = str(err.get("type", "Error")), str(err.get("message", ""))
+            if type_name == "ArgumentError":
+                raise ArgumentError(message)
+            if type_name == "LookupError":
+                raise LookupError(message)
+            raise ConnectorError(message if type_name == "ConnectorError" else f"{type_name}: {message}")
         return codec.decode(reply.get("value"))
 
     def call(self, connector: str, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

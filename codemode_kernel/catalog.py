@@ -1,0 +1,120 @@
+"""The catalog: every configured connector's methods, resolved once and validated."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from codemode_kernel.connectors.base import Connector, Tool, sanitize_identifier
+from codemode_kernel.errors import ConfigurationError
+
+RESERVED_NAMES = frozenset({"codemode", "input", "print", "printed"})
+
+
+@dataclass(frozen=True)
+class Method:
+    connector: str
+    name: str
+    tool: Tool
+
+    @property
+    def path(self) -> str:
+        return f"{self.connector}.{self.name}"
+
+
+def check_connector_names(connectors: Iterable[Connector]) -> dict[str, Connector]:
+    """Refuse duplicate, reserved and non-identifier connector names."""
+    out: dict[str, Connector] = {}
+    for c in connectors:
+        if not isinstance(c, Connector):
+            raise ConfigurationError(f"{c!r} is not a Connector (subclass codemode_kernel.Connector or use "
+                                     "ToolSetConnector for plain functions)")
+        name = c.name
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(f"connector {type(c).__name__} has no name: set its `name` attribute")
+        if name in RESERVED_NAMES:
+            raise ConfigurationError(f"a connector cannot be named {name!r}: that global is reserved by Code Mode; "
+                                     "choose another name")
+        if sanitize_identifier(name) != name:
+            raise ConfigurationError(f"connector name {name!r} is not a valid sandbox identifier; "
+                                     f"use e.g. {sanitize_identifier(name)!r}")
+        if name in out:
+            raise ConfigurationError(f"two connectors are named {name!r}; connector names must be unique")
+        out[name] = c
+    return out
+
+
+class Catalog:
+    """Methods by connector, after the ``tool(name, t)`` decoration hook."""
+
+    def __init__(self, methods: Mapping[str, Mapping[str, Method]], connectors: Mapping[str, Connector]) -> None:
+        self.methods = {k: dict(v) for k, v in methods.items()}
+        self.connectors = dict(connectors)
+
+    @classmethod
+    def resolve_sync(cls, connectors: Mapping[str, Connector]) -> Catalog | None:
+        """Resolve when every ``tools()`` is synchronous; None if some are async."""
+        raw: dict[str, Mapping[str, Tool]] = {}
+        for name, c in connectors.items():
+            if inspect.iscoroutinefunction(type(c).tools):
+                return None
+            tools = c.tools()
+            if inspect.isawaitable(tools):
+                _close(tools)
+                return None
+            raw[name] = tools
+        return cls._build(raw, connectors)
+
+    @classmethod
+    async def resolve(cls, connectors: Mapping[str, Connector]) -> Catalog:
+        raw: dict[str, Mapping[str, Tool]] = {}
+        for name, c in connectors.items():
+            tools = c.tools()
+            if inspect.isawaitable(tools):
+                tools = await tools
+            raw[name] = tools
+        return cls._build(raw, connectors)
+
+    @classmethod
+    def _build(cls, raw: Mapping[str, Mapping[str, Tool]], connectors: Mapping[str, Connector]) -> Catalog:
+        methods: dict[str, dict[str, Method]] = {}
+        for cname, tools in raw.items():
+            c = connectors[cname]
+            seen: dict[str, str] = {}
+            out: dict[str, Method] = {}
+            for tname, t in tools.items():
+                ident = sanitize_identifier(tname)
+                if ident in seen:
+                    raise ConfigurationError(
+                        f"connector {cname!r}: tools {seen[ident]!r} and {tname!r} both become the method "
+                        f"name {ident!r}; rename one of them (or override the connector's tool names)")
+                seen[ident] = tname
+                decorated = c.tool(ident, t)
+                if not isinstance(decorated, Tool):
+                    raise ConfigurationError(f"{cname}.tool({ident!r}, ...) must return a Tool")
+                if decorated.replay not in ("log", "reexecute"):
+                    raise ConfigurationError(f"{cname}.{ident}: replay must be 'log' or 'reexecute'")
+                if decorated.replay == "reexecute" and decorated.requires_approval:
+                    raise ConfigurationError(
+                        f"{cname}.{ident}: replay='reexecute' cannot be combined with requires_approval "
+                        "(an approved action must run exactly once; re-executing it on every pass would repeat it)")
+                out[ident] = Method(cname, ident, decorated)
+            methods[cname] = out
+        return cls(methods, connectors)
+
+    def namespaces(self) -> dict[str, list[str]]:
+        return {c: sorted(m) for c, m in self.methods.items()}
+
+    def get(self, connector: str, method: str) -> Method | None:
+        return self.methods.get(connector, {}).get(method)
+
+    def all_methods(self) -> Sequence[Method]:
+        return [m for ms in self.methods.values() for m in ms.values()]
+
+
+def _close(awaitable: Any) -> None:
+    close = getattr(awaitable, "close", None)
+    if callable(close):
+        close()

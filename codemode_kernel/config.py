@@ -1,0 +1,475 @@
+"""Configuration without code: ``codemode.toml`` (or ``[tool.codemode]`` in ``pyproject.toml``).
+
+The kernel reads this file to learn which connectors a notebook has, where its journal
+lives and how the runtime is tuned. The file is looked up beside the notebook first
+(``codemode.toml``); otherwise the nearest ``pyproject.toml`` above it that has a
+``[tool.codemode]`` table is used. ``CODEMODE_CONFIG`` names a file explicitly.
+
+.. code-block:: toml
+
+    [store]
+    url = "sqlite:///analysis.codemode.db"   # optional; relative SQLite paths are resolved
+                                             # against the folder of this file
+
+    [runtime]
+    name = "default"                         # named runtime inside the store
+    max_executions = 50                      # retention of terminal executions
+
+    [executor]
+    kind = "subprocess"                      # or "inprocess" (teaching and tests only)
+    timeout = 60                             # other keys are passed to executor.isolated.Limits
+
+    [connectors.notes]
+    python = "demo_connectors:notes"         # module:attribute; the folder of this file is importable
+    requires_approval = ["add_*"]            # names or fnmatch patterns, or true for every method
+    hint = "Personal notes of the analyst."  # one line shown to models beside the connector name
+    options = { path = "notes.json" }        # keyword arguments for a factory (optional)
+    enabled = true                           # false skips the table
+
+    [connectors.time]
+    mcp = { command = "mcp-server-time", args = ["--local-timezone", "UTC"] }
+
+    [connectors.petstore]
+    openapi = "petstore.yaml"
+    base_url = "http://127.0.0.1:8765"
+
+MCP and OpenAPI tables are handed whole to ``McpConnector.from_config`` /
+``OpenApiConnector.from_config`` (their docstrings list the keys). Those modules are
+imported only when a table needs them, so a broken one does not break the others.
+
+Every problem becomes a :class:`ConfigProblem` naming the file, the key and what to do;
+the loader never raises for bad configuration: one bad table loses that connector only,
+and the kernel still starts.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import inspect
+import os
+import sys
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codemode_kernel.connectors.base import Connector, PassEndStatus, Tool
+from codemode_kernel.errors import ConfigurationError
+
+CONFIG_FILENAME = "codemode.toml"
+PYPROJECT_FILENAME = "pyproject.toml"
+STORE_SUFFIX = ".codemode.db"
+
+_TOP_KEYS = ("store", "runtime", "executor", "connectors")
+_KINDS = ("python", "mcp", "openapi")
+_PYTHON_KEYS = ("python", "requires_approval", "hint", "options", "enabled")
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One thing wrong with the configuration: where, which key, and what to do."""
+
+    file: str
+    key: str
+    problem: str
+
+    def __str__(self) -> str:
+        where = f"[{self.key}]" if self.key else "(file)"
+        return f"{self.file}: {where} {self.problem}"
+
+
+@dataclass(frozen=True)
+class ExecutorSettings:
+    """``[executor]``: which executor runs passes, and its limits (``Limits`` fields)."""
+
+    kind: str = "subprocess"
+    limits: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CodemodeConfig:
+    """What a notebook's configuration says, already turned into connectors.
+
+    ``source`` is the file that was read (``None`` when there is none); ``base_dir`` is the
+    folder relative paths resolve against. ``problems`` lists everything that was wrong;
+    the connectors that could be built are in ``connectors`` regardless.
+    """
+
+    source: Path | None
+    base_dir: Path
+    store_url: str | None = None
+    runtime_name: str = "default"
+    max_executions: int = 50
+    executor: ExecutorSettings = field(default_factory=ExecutorSettings)
+    connectors: tuple[Connector, ...] = ()
+    hints: Mapping[str, str] = field(default_factory=dict)
+    problems: tuple[ConfigProblem, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How messages name the configuration file."""
+        return str(self.source) if self.source is not None else "(no codemode.toml)"
+
+
+# ---------------------------------------------------------------------------------------
+# Where things are
+
+
+def notebook_path(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path | None:
+    """The notebook this kernel serves, from ``JPY_SESSION_NAME`` (set by jupyter_server).
+
+    jupyter_server passes the absolute path; older servers pass one relative to the server
+    root, while the kernel's working directory is the notebook's folder, so only the file
+    name is kept then. Console sessions have names that are not notebooks: ``None``.
+    """
+    env = os.environ if env is None else env
+    raw = env.get("JPY_SESSION_NAME", "").strip()
+    if not raw or not raw.endswith(".ipynb"):
+        return None
+    path = Path(raw)
+    if not path.is_absolute():
+        path = (cwd or Path.cwd()) / path.name
+    return path
+
+
+def default_store_url(notebook: Path | None, cwd: Path) -> str:
+    """``sqlite:///`` file beside the notebook, named after it; else named after ``cwd``.
+
+    ``analysis.ipynb`` → ``analysis.codemode.db``. Without a notebook (nbclient, papermill
+    and consoles do not say which notebook they run) the file is ``<folder>.codemode.db``
+    in the working directory, so it still matches the ``*.codemode.db`` ignore pattern.
+    """
+    if notebook is not None:
+        path = notebook.with_name(notebook.stem + STORE_SUFFIX)
+    else:
+        path = cwd / ((cwd.name or "codemode") + STORE_SUFFIX)
+    return "sqlite:///" + str(path)
+
+
+def find_config(start: Path, env: Mapping[str, str] | None = None) -> Path | None:
+    """The configuration file for a notebook in ``start``, or ``None``."""
+    env = os.environ if env is None else env
+    explicit = env.get("CODEMODE_CONFIG", "").strip()
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    beside = start / CONFIG_FILENAME
+    if beside.is_file():
+        return beside
+    for folder in (start, *start.parents):
+        candidate = folder / PYPROJECT_FILENAME
+        if candidate.is_file() and _has_tool_codemode(candidate):
+            return candidate
+    return None
+
+
+def _has_tool_codemode(path: Path) -> bool:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+    tool = data.get("tool")
+    return isinstance(tool, dict) and isinstance(tool.get("codemode"), dict)
+
+
+# ---------------------------------------------------------------------------------------
+# Loading
+
+
+def load_config(start: Path, *, path: Path | None = None, env: Mapping[str, str] | None = None,
+                reload_modules: bool = False) -> CodemodeConfig:
+    """Read the configuration for a notebook in folder ``start`` and build its connectors.
+
+    ``path`` overrides the lookup. ``reload_modules`` re-imports ``python = ...`` modules that
+    live in the notebook's or the file's folder, so ``%reload`` picks up edits.
+    """
+    source = path if path is not None else find_config(start, env)
+    if source is None:
+        return CodemodeConfig(source=None, base_dir=start)
+    loader = _Loader(source, start, reload_modules)
+    return loader.load()
+
+
+class _Loader:
+    def __init__(self, source: Path, start: Path, reload_modules: bool) -> None:
+        self.source = source
+        self.base_dir = source.parent
+        self.start = start
+        self.reload_modules = reload_modules
+        self.label = source.name if source.parent == start else str(source)
+        self.problems: list[ConfigProblem] = []
+        self.prefix = ""
+
+    def problem(self, key: str, text: str) -> None:
+        self.problems.append(ConfigProblem(self.label, self.prefix + key if key else self.prefix.rstrip("."), text))
+
+    def load(self) -> CodemodeConfig:
+        try:
+            data = tomllib.loads(self.source.read_text(encoding="utf-8"))
+        except OSError as exc:
+            self.problem("", f"cannot be read ({exc.strerror or exc}). Check the path"
+                             + (" in CODEMODE_CONFIG." if os.environ.get("CODEMODE_CONFIG") else "."))
+            return self._config({})
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            self.problem("", f"is not valid TOML: {exc}. Fix the syntax and run %reload.")
+            return self._config({})
+        if self.source.name == PYPROJECT_FILENAME:
+            self.prefix = "tool.codemode."
+            data = data.get("tool", {}).get("codemode", {})
+        for key in data:
+            if key not in _TOP_KEYS:
+                self.problem(key, f"is not a known section; the sections are {', '.join(_TOP_KEYS)}.")
+        return self._config(data)
+
+    def _config(self, data: Mapping[str, Any]) -> CodemodeConfig:
+        store_url = self._store(data.get("store"))
+        name, max_executions = self._runtime(data.get("runtime"))
+        executor = self._executor(data.get("executor"))
+        connectors, hints = self._connectors(data.get("connectors"))
+        return CodemodeConfig(
+            source=self.source, base_dir=self.base_dir, store_url=store_url, runtime_name=name,
+            max_executions=max_executions, executor=executor, connectors=tuple(connectors),
+            hints=hints, problems=tuple(self.problems),
+        )
+
+    def _table(self, value: Any, key: str) -> Mapping[str, Any] | None:
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self.problem(key, f"must be a table (write [{self.prefix}{key}]), not {type(value).__name__}.")
+            return None
+        return value
+
+    def _store(self, value: Any) -> str | None:
+        table = self._table(value, "store")
+        if table is None:
+            return None
+        for key in table:
+            if key != "url":
+                self.problem(f"store.{key}", "is not a known key; [store] takes only url.")
+        url = table.get("url")
+        if url is None:
+            return None
+        if not isinstance(url, str) or "://" not in url:
+            self.problem("store.url", f"must be an SQLAlchemy URL such as \"sqlite:///notes.codemode.db\" "
+                                      f"or \"postgresql+psycopg://host/db\"; got {url!r}.")
+            return None
+        return resolve_sqlite_url(url, self.base_dir)
+
+    def _runtime(self, value: Any) -> tuple[str, int]:
+        table = self._table(value, "runtime") or {}
+        name, keep = "default", 50
+        for key, item in table.items():
+            if key == "name":
+                if isinstance(item, str) and item.strip():
+                    name = item.strip()
+                else:
+                    self.problem("runtime.name", f"must be a non-empty string; got {item!r}.")
+            elif key == "max_executions":
+                if type(item) is int and item >= 1:
+                    keep = item
+                else:
+                    self.problem("runtime.max_executions", f"must be a whole number ≥ 1; got {item!r}.")
+            else:
+                self.problem(f"runtime.{key}", "is not a known key; [runtime] takes name and max_executions.")
+        return name, keep
+
+    def _executor(self, value: Any) -> ExecutorSettings:
+        table = dict(self._table(value, "executor") or {})
+        kind = table.pop("kind", "subprocess")
+        if kind not in ("subprocess", "inprocess"):
+            self.problem("executor.kind", f"must be \"subprocess\" (isolated, the default) or \"inprocess\"; "
+                                          f"got {kind!r}. Using \"subprocess\".")
+            kind = "subprocess"
+        return ExecutorSettings(kind=kind, limits=table)
+
+    def _connectors(self, value: Any) -> tuple[list[Connector], dict[str, str]]:
+        table = self._table(value, "connectors") or {}
+        connectors: list[Connector] = []
+        hints: dict[str, str] = {}
+        for name, spec in table.items():
+            key = f"connectors.{name}"
+            if not isinstance(spec, dict):
+                self.problem(key, f"must be a table such as [{self.prefix}{key}] with python = \"module:attr\".")
+                continue
+            if spec.get("enabled", True) is False:
+                continue
+            if not name.isidentifier() or name.startswith("_") or name == "codemode":
+                self.problem(key, "is not a usable connector name: it must be a Python identifier that does "
+                                  "not start with '_' and is not 'codemode'. Rename the table.")
+                continue
+            kinds = [k for k in _KINDS if k in spec]
+            if len(kinds) != 1:
+                found = f"found {', '.join(kinds)}" if kinds else "found none"
+                self.problem(key, f"needs exactly one of {', '.join(_KINDS)} to say what kind of connector it "
+                                  f"is ({found}).")
+                continue
+            hint = spec.get("hint")
+            if hint is not None and not isinstance(hint, str):
+                self.problem(f"{key}.hint", f"must be a string; got {hint!r}.")
+                hint = None
+            try:
+                connector = self._build(name, kinds[0], spec, key)
+            except ConfigurationError as exc:
+                self.problem(key, str(exc))
+                continue
+            except Exception as exc:  # noqa: BLE001 - user factories may raise anything
+                self.problem(key, f"could not be built: {type(exc).__name__}: {exc}")
+                continue
+            if connector is None:
+                continue
+            connectors.append(connector)
+            if hint:
+                hints[name] = hint
+        return connectors, hints
+
+    def _build(self, name: str, kind: str, spec: Mapping[str, Any], key: str) -> Connector | None:
+        table = {k: v for k, v in spec.items() if k != "enabled"}
+        if kind == "python":
+            return self._python(name, table, key)
+        if kind == "mcp":
+            from codemode_kernel.connectors.mcp import McpConnector
+
+            return McpConnector.from_config(name, table, self.base_dir)
+        from codemode_kernel.connectors.openapi import OpenApiConnector
+
+        return OpenApiConnector.from_config(name, table, self.base_dir)
+
+    def _python(self, name: str, table: Mapping[str, Any], key: str) -> Connector | None:
+        for extra in table:
+            if extra not in _PYTHON_KEYS:
+                self.problem(f"{key}.{extra}", f"is not a known key for a python connector; the keys are "
+                                               f"{', '.join(_PYTHON_KEYS)}.")
+        target = table["python"]
+        if not isinstance(target, str) or target.count(":") != 1 or not all(target.split(":")):
+            self.problem(f"{key}.python", f"must be \"module:attribute\" (e.g. \"my_tools:notes\"); got {target!r}.")
+            return None
+        module_name, attr = target.split(":")
+        options = table.get("options", {})
+        if not isinstance(options, dict):
+            self.problem(f"{key}.options", "must be a table of keyword arguments for the factory.")
+            return None
+        rules = table.get("requires_approval")
+        if rules is not None and not (isinstance(rules, bool) or
+                                      (isinstance(rules, list) and all(isinstance(r, str) for r in rules))):
+            self.problem(f"{key}.requires_approval", "must be true, false, or a list of method names or "
+                                                     f"patterns such as [\"create_*\"]; got {rules!r}.")
+            rules = None
+        module = self._import(module_name, f"{key}.python")
+        if module is None:
+            return None
+        if not hasattr(module, attr):
+            public = sorted(n for n in vars(module) if not n.startswith("_"))
+            self.problem(f"{key}.python", f"module {module_name!r} has no attribute {attr!r}; it has "
+                                          f"{', '.join(public[:15]) or 'nothing public'}.")
+            return None
+        connector = _instantiate(getattr(module, attr), options, target)
+        if connector.name != name:
+            # The table's name is the global the sandbox sees; it wins over the object's own.
+            connector.name = name
+        if rules is None:
+            return connector
+        return ApprovalRules(connector, rules, where=f"{self.label}: [{key}.requires_approval]")
+
+    def _import(self, module_name: str, key: str) -> Any:
+        for folder in (self.base_dir, self.start):
+            text = str(folder)
+            if text not in sys.path:
+                sys.path.insert(0, text)
+        try:
+            module = importlib.import_module(module_name)
+            if self.reload_modules and _lives_under(module, (self.base_dir, self.start)):
+                module = importlib.reload(module)
+        except Exception as exc:  # noqa: BLE001 - import errors of user modules are configuration problems
+            self.problem(key, f"cannot import module {module_name!r} ({type(exc).__name__}: {exc}). Put "
+                              f"{module_name}.py beside the notebook or {self.label}, or install it.")
+            return None
+        return module
+
+
+def _lives_under(module: Any, folders: Sequence[Path]) -> bool:
+    file = getattr(module, "__file__", None)
+    if not file:
+        return False
+    path = Path(file).resolve()
+    return any(path.is_relative_to(f.resolve()) for f in folders)
+
+
+def _instantiate(obj: Any, options: Mapping[str, Any], target: str) -> Connector:
+    if isinstance(obj, Connector):
+        if options:
+            raise ConfigurationError(f"{target} is a connector object, so options cannot be passed to it; "
+                                     "point python at a factory function instead.")
+        return obj
+    if not callable(obj):
+        raise ConfigurationError(f"{target} is a {type(obj).__name__}, not a Connector or a factory returning one.")
+    made = obj(**options)
+    if inspect.isawaitable(made):
+        close = getattr(made, "close", None)
+        if callable(close):
+            close()
+        raise ConfigurationError(f"{target} is an async factory; make it a plain function returning a Connector.")
+    if not isinstance(made, Connector):
+        raise ConfigurationError(f"{target}() returned a {type(made).__name__}, not a Connector. Return e.g. "
+                                 "ToolSetConnector([...], name=...).")
+    return made
+
+
+def resolve_sqlite_url(url: str, base_dir: Path) -> str:
+    """Make a relative ``sqlite:///file`` URL absolute against ``base_dir``; others unchanged."""
+    for prefix in ("sqlite:///", "sqlite+pysqlite:///"):
+        if url.startswith(prefix):
+            rest = url[len(prefix):]
+            if rest and not rest.startswith("/") and not rest.startswith(":memory:"):
+                return prefix + str((base_dir / rest).resolve())
+    return url
+
+
+# ---------------------------------------------------------------------------------------
+# Approval rules from configuration
+
+
+class ApprovalRules(Connector):
+    """A connector whose methods' approval is set by configuration.
+
+    ``rules`` is ``True``/``False`` for every method, or a list of names and fnmatch
+    patterns that need approval (the others do not). Everything else is delegated.
+    """
+
+    def __init__(self, inner: Connector, rules: bool | Sequence[str], *, where: str) -> None:
+        self.inner = inner
+        self.rules = rules
+        self.where = where
+        self.name = inner.name
+        self.instructions = inner.instructions
+
+    async def tools(self) -> Mapping[str, Tool]:
+        raw = self.inner.tools()
+        tools: Mapping[str, Tool] = await raw if inspect.isawaitable(raw) else raw
+        decorated = {n: self.inner.tool(n, t) for n, t in tools.items()}
+        if isinstance(self.rules, bool):
+            return {n: t.with_approval(self.rules) for n, t in decorated.items()}
+        unmatched = [r for r in self.rules if not any(fnmatch.fnmatchcase(n, r) for n in decorated)]
+        if unmatched:
+            raise ConfigurationError(
+                f"{self.where}: {', '.join(repr(r) for r in unmatched)} match(es) no method of {self.name!r}; "
+                f"its methods are {', '.join(sorted(decorated))}."
+            )
+        out: dict[str, Tool] = {}
+        for n, t in decorated.items():
+            needs = any(fnmatch.fnmatchcase(n, r) for r in self.rules)
+            if needs and t.replay == "reexecute":
+                raise ConfigurationError(f"{self.where}: {self.name}.{n} is replay=\"reexecute\" and cannot "
+                                         "also require approval; remove it from the list.")
+            out[n] = t.with_approval(needs)
+        return out
+
+    async def on_pass_end(self, execution_id: str, status: PassEndStatus) -> None:
+        await self.inner.on_pass_end(execution_id, status)
+
+    async def dispose_execution(self, execution_id: str, status: Any) -> None:
+        await self.inner.dispose_execution(execution_id, status)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

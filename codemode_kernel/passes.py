@@ -1,0 +1,355 @@
+"""One pass on the host side: every request from the sandbox, decided against the journal.
+
+For each connector call the handler decides, in this order (DESIGN §5):
+
+1. the pass has already ended (paused or failed)  → refuse (``abort``), execute nothing;
+2. unknown method or schema-invalid arguments     → an error the code can catch, no seq used;
+3. ``seq`` N exists in the journal                → it must name the same connector, method
+   and canonical arguments, else ``ReplayDivergence``; an applied entry replays its
+   recorded result (or error); the approved pending entry executes exactly once;
+4. a new call to a method that needs approval     → a ``pending`` entry, and the pass ends;
+5. otherwise                                      → durably ``executing``, run, ``applied``.
+
+The journal is read once when the pass starts; entries this pass writes go to the store
+(committed before the connector runs) and to the in-memory copy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import SchemaError, ValidationError
+
+from codemode_kernel import codec
+from codemode_kernel.catalog import Catalog, Method
+from codemode_kernel.connectors.base import ExecutionContext
+from codemode_kernel.errors import ReplayDivergence, ValueTooLarge
+from codemode_kernel.journal import EntryRow, JournalStore, StoreConnection
+from codemode_kernel.models import STEP_CONNECTOR
+
+Reply = dict[str, Any]
+
+
+@dataclass
+class PassFailure:
+    type: str
+    message: str
+
+
+@dataclass
+class PassState:
+    execution_id: str
+    pass_number: int
+    journal: dict[int, EntryRow]
+    approved_seq: int | None = None
+    next_seq: int = 0
+    paused_seq: int | None = None
+    failure: PassFailure | None = None
+    pending_step: tuple[int, str] | None = None
+    snippet_errors: list[str] = field(default_factory=list)
+
+    @property
+    def ended(self) -> bool:
+        return self.paused_seq is not None or self.failure is not None
+
+    def end_message(self) -> str:
+        if self.paused_seq is not None:
+            return f"paused: call #{self.paused_seq} is waiting for approval"
+        assert self.failure is not None
+        return f"{self.failure.type}: {self.failure.message}"
+
+
+def _json_view(value: Any) -> Any:
+    """What JSON Schema validation sees: tuples as arrays, bytes/datetimes as strings."""
+    if isinstance(value, dict):
+        return {k: _json_view(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_view(v) for v in value]
+    if isinstance(value, bytes):
+        return codec.encode(value)["v"]
+    if hasattr(value, "isoformat") and not isinstance(value, str | int | float | bool):
+        return value.isoformat()
+    return value
+
+
+class ArgumentValidator:
+    """Cached JSON Schema validators per method."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, Any] = {}
+
+    def errors(self, method: Method, args: Any) -> str | None:
+        schema = method.tool.input_schema
+        key = id(schema)
+        validator = self._cache.get(key)
+        if validator is None:
+            try:
+                cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+                cls.check_schema(schema)
+                validator = cls(schema)
+            except SchemaError:
+                validator = False  # a connector's broken schema must not block its calls
+            self._cache[key] = validator
+        if validator is False:
+            return None
+        problems = sorted(validator.iter_errors(_json_view(args)), key=lambda e: list(e.absolute_path))
+        if not problems:
+            return None
+        return "; ".join(_explain(e) for e in problems[:5])
+
+
+def _explain(e: ValidationError) -> str:
+    path = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path).lstrip(".")
+    where = f"argument {path!r}" if path else "arguments"
+    if e.validator == "additionalProperties" and not e.absolute_path:
+        return f"{e.message} (remove the extra argument)"
+    if e.validator == "required":
+        return f"missing required {e.message.split(' is a required')[0]} argument"
+    return f"{where}: {e.message}"
+
+
+class PassHandler:
+    """Answers the sandbox's JSON requests for one pass."""
+
+    def __init__(
+        self,
+        *,
+        store: JournalStore,
+        conn: StoreConnection,
+        runtime_name: str,
+        catalog: Catalog,
+        state: PassState,
+        validator: ArgumentValidator,
+        search: Callable[[str], Any],
+        describe: Callable[[str], Any],
+        snippet: Callable[[str, Any], Reply],
+    ) -> None:
+        self.store = store
+        self.conn = conn
+        self.runtime = runtime_name
+        self.catalog = catalog
+        self.state = state
+        self.validator = validator
+        self._search = search
+        self._describe = describe
+        self._snippet = snippet
+
+    async def __call__(self, message: dict[str, Any]) -> Reply:
+        state = self.state
+        if state.ended:
+            return {"abort": state.end_message()}
+        op = message.get("op")
+        try:
+            if op == "call":
+                return await self._call(str(message.get("connector")), str(message.get("method")),
+                                        message.get("args"))
+            if op == "step":
+                return self._step(str(message.get("name")))
+            if op == "step_done":
+                return self._step_done(message)
+            if op == "search":
+                return {"value": codec.encode(self._search(str(message.get("query", ""))))}
+            if op == "describe":
+                try:
+                    return {"value": codec.encode(self._describe(str(message.get("target", ""))))}
+                except LookupError as exc:
+                    return {"raise": {"type": "LookupError", "message": str(exc.args[0] if exc.args else exc)}}
+            if op == "snippet":
+                return self._snippet(str(message.get("name")), message.get("input"))
+            if op == "fail":
+                return self.fail(str(message.get("type", "Error")), str(message.get("message", "")))
+        except ValueTooLarge as exc:
+            return self.fail("ValueTooLarge", str(exc))
+        except ReplayDivergence as exc:
+            return self.fail("ReplayDivergence", str(exc))
+        return self.fail("ProtocolError", f"unknown request {op!r} from the sandbox")
+
+    # -- outcomes ---------------------------------------------------------------------
+
+    def fail(self, type_name: str, message: str) -> Reply:
+        if not self.state.ended:
+            self.state.failure = PassFailure(type_name, message)
+        return {"abort": self.state.end_message()}
+
+    def _check_size(self, text: str, what: str) -> None:
+        if len(text) > codec.MAX_VALUE_CHARS:
+            raise ValueTooLarge(what, len(text), codec.MAX_VALUE_CHARS)
+
+    def _check_same(self, entry: EntryRow, seq: int, connector: str, method: str, args: str) -> None:
+        if (entry.connector, entry.method, entry.args) != (connector, method, args):
+            raise ReplayDivergence(seq, _describe_call(entry.connector, entry.method, entry.args),
+                                   _describe_call(connector, method, args))
+
+    # -- connector calls ----------------------------------------------------------------
+
+    async def _call(self, connector: str, method_name: str, encoded_args: Any) -> Reply:
+        method = self.catalog.get(connector, method_name)
+        if method is None:
+            known = ", ".join(sorted(self.catalog.methods)) or "(none)"
+            where = (f"connector {connector!r} has no method {method_name!r}" if connector in self.catalog.methods
+                     else f"there is no connector {connector!r} (connectors: {known})")
+            return {"raise": {"type": "AttributeError",
+                              "message": f"{where}; use codemode.search(...) to find methods"}}
+        args = codec.decode(encoded_args)
+        if not isinstance(args, dict):
+            return {"raise": {"type": "ArgumentError", "message": f"{method.path}: arguments must be keywords"}}
+        problem = self.validator.errors(method, args)
+        if problem is not None:
+            return {"raise": {"type": "ArgumentError", "message": (
+                f"{method.path}: {problem}. The connector was not called. "
+                f"See codemode.describe('{method.path}') for its arguments.")}}
+        canonical = codec.canonical_encoded(encoded_args)
+        self._check_size(canonical, f"The arguments of {method.path}")
+        state = self.state
+        seq = state.next_seq
+        state.next_seq += 1
+        tool = method.tool
+        entry = state.journal.get(seq)
+        if entry is not None:
+            self._check_same(entry, seq, connector, method_name, canonical)
+            if entry.state == "applied" and not entry.ephemeral:
+                return {"value": json.loads(entry.result) if entry.result is not None else None}
+            if entry.state == "error":
+                return {"raise": _parse_error(entry.error)}
+            if entry.state == "applied" and entry.ephemeral:
+                return await self._run(method, args, seq, record=False)
+            if entry.state == "pending":
+                if state.approved_seq != seq:
+                    state.paused_seq = seq
+                    return {"abort": state.end_message()}
+                if not self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["pending"],
+                                            "executing", pass_number=state.pass_number):
+                    return self.fail("InvalidStateError",
+                                     f"call #{seq} ({method.path}) was already taken by another approval")
+                return await self._run(method, args, seq, record=True)
+            if entry.state == "executing":
+                return self.fail("InvalidStateError", (
+                    f"call #{seq} ({method.path}) was interrupted while executing in an earlier pass; its outcome is "
+                    "unknown, so it is not run again. Check the connector and start a new execution."))
+            return self.fail("InvalidStateError", f"call #{seq} ({method.path}) is {entry.state}; it cannot be replayed")
+        if tool.requires_approval:
+            self._insert(seq, method, canonical, "pending")
+            state.paused_seq = seq
+            return {"abort": state.end_message()}
+        self._insert(seq, method, canonical, "executing")
+        return await self._run(method, args, seq, record=True)
+
+    def _insert(self, seq: int, method: Method, canonical: str, entry_state: str) -> None:
+        state = self.state
+        ok = self.store.insert_entry(
+            self.conn, self.runtime, state.execution_id, seq, method.connector, method.name, canonical, entry_state,
+            requires_approval=method.tool.requires_approval, ephemeral=method.tool.replay == "reexecute",
+            pass_number=state.pass_number)
+        if not ok:
+            raise ReplayDivergence(seq, "an entry written by another host", _describe_call(
+                method.connector, method.name, canonical))
+        state.journal[seq] = EntryRow(seq, method.connector, method.name, canonical, None,
+                                      method.tool.requires_approval, method.tool.replay == "reexecute",
+                                      entry_state, None, state.pass_number, 0, 0)
+
+    async def _run(self, method: Method, args: dict[str, Any], seq: int, *, record: bool) -> Reply:
+        state = self.state
+        ctx = ExecutionContext(state.execution_id, seq, method.connector, method.name)
+        ephemeral = method.tool.replay == "reexecute"
+        try:
+            result = await _invoke(method.tool.execute, args, ctx)
+        except Exception as exc:  # noqa: BLE001 - a connector failure is data for the code
+            error = {"type": type(exc).__name__, "message": str(exc)}
+            if record:
+                text = f"{error['type']}: {error['message']}"
+                self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["executing"], "error",
+                                     error=text)
+                self._remember(seq, "error", None, text)
+            return {"raise": error}
+        try:
+            encoded = codec.encode(result, f"the result of {method.path}")
+        except codec.EncodeError as exc:
+            if record:
+                self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["executing"], "error",
+                                     error=f"CodecError: {exc}")
+            return self.fail("CodecError", str(exc))
+        if record:
+            text = None if ephemeral else codec.dumps_encoded(encoded)
+            if text is not None and len(text) > codec.MAX_VALUE_CHARS:
+                self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["executing"], "error",
+                                     error="ValueTooLarge: result not stored")
+                raise ValueTooLarge(f"The result of {method.path}", len(text), codec.MAX_VALUE_CHARS)
+            self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["executing"], "applied",
+                                 result=text)
+            self._remember(seq, "applied", text, None)
+        return {"value": encoded}
+
+    def _remember(self, seq: int, entry_state: str, result: str | None, error: str | None) -> None:
+        old = self.state.journal.get(seq)
+        if old is not None:
+            self.state.journal[seq] = EntryRow(old.seq, old.connector, old.method, old.args, result,
+                                               old.requires_approval, old.ephemeral, entry_state, error,
+                                               old.pass_number, old.created_at, old.updated_at)
+
+    # -- steps ------------------------------------------------------------------------------
+
+    def _step(self, name: str) -> Reply:
+        state = self.state
+        seq = state.next_seq
+        state.next_seq += 1
+        entry = state.journal.get(seq)
+        if entry is not None:
+            self._check_same(entry, seq, STEP_CONNECTOR, name, "null")
+            if entry.state == "applied":
+                return {"value": json.loads(entry.result) if entry.result is not None else None}
+            if entry.state == "error":
+                return {"raise": _parse_error(entry.error)}
+        state.pending_step = (seq, name)
+        return {"run": True}
+
+    def _step_done(self, message: Mapping[str, Any]) -> Reply:
+        state = self.state
+        if state.pending_step is None or state.pending_step[1] != str(message.get("name")):
+            return self.fail("ProtocolError", "codemode.step finished without starting")
+        seq, name = state.pending_step
+        state.pending_step = None
+        if "raise" in message:
+            # A step whose function raised is not recorded: the next pass runs it again at
+            # the same seq (the code saw the original exception, not a replayed copy).
+            return {"value": None}
+        encoded = message.get("value")
+        text = codec.dumps_encoded(encoded)
+        self._check_size(text, f"The value of codemode.step({name!r})")
+        if not self.store.insert_entry(self.conn, self.runtime, state.execution_id, seq, STEP_CONNECTOR, name,
+                                       "null", "applied", requires_approval=False, ephemeral=False,
+                                       pass_number=state.pass_number, result=text):
+            raise ReplayDivergence(seq, "an entry written by another host", f"codemode.step({name!r})")
+        return {"value": encoded}
+
+
+async def _invoke(fn: Callable[..., Any], *args: Any) -> Any:
+    if inspect.iscoroutinefunction(fn):
+        return await fn(*args)
+    # Synchronous connector code runs off the event loop so a slow call cannot freeze the
+    # kernel (widgets, interrupts) while it works.
+    result = await asyncio.to_thread(fn, *args)
+    if inspect.isawaitable(result):
+        return await result
+    return result
+
+
+def _describe_call(connector: str, method: str, args: str) -> str:
+    if connector == STEP_CONNECTOR:
+        return f"codemode.step({method!r})"
+    shown = args if len(args) <= 200 else args[:200] + "…"
+    return f"{connector}.{method}({shown})"
+
+
+def _parse_error(text: str | None) -> dict[str, str]:
+    if not text:
+        return {"type": "Error", "message": ""}
+    type_name, sep, message = text.partition(": ")
+    if not sep or not type_name.isidentifier():
+        return {"type": "Error", "message": text}
+    return {"type": type_name, "message": message}

@@ -1,0 +1,647 @@
+"""CodemodeRuntime: journal + executor + connectors, the durable contract of DESIGN §5.
+
+The runtime intercepts every connector call of a pass before the connector runs (see
+``passes.py``), owns the execution records, and implements approval by replay, reject,
+rollback (compensation), expiry, retention, snippets and discovery. It knows nothing about
+Jupyter. Every method is async; ``sync.SyncRuntime`` wraps it for scripts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+import secrets
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import jsonschema
+
+from codemode_kernel import codec
+from codemode_kernel.catalog import Catalog, check_connector_names
+from codemode_kernel.connectors.base import Connector, ExecutionContext
+from codemode_kernel.discovery.describe import describe_connector, describe_method, describe_snippet
+from codemode_kernel.discovery.search import Document, SearchIndex
+from codemode_kernel.errors import (
+    ConfigurationError,
+    InvalidStateError,
+    RollbackError,
+    SnippetError,
+    UnknownExecutionError,
+)
+from codemode_kernel.executor.base import Executor, OutputCallback
+from codemode_kernel.executor.sandbox import LANGUAGE_RULES
+from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, SnippetRow, StoreConnection, now_ms
+from codemode_kernel.models import (
+    STEP_CONNECTOR,
+    TERMINAL_STATUSES,
+    DescribeOutput,
+    ExecutionState,
+    PendingAction,
+    SearchOutput,
+    SearchResult,
+    Snippet,
+    ToolLogEntry,
+)
+from codemode_kernel.passes import ArgumentValidator, PassHandler, PassState, _invoke
+
+log = logging.getLogger(__name__)
+
+TransformResult = Callable[[Any], Any]
+SEARCH_LIMIT = 10
+_SNIPPET_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,127}$")
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_id_lock = threading.Lock()
+_last_id: list[int] = [0, 0]
+
+
+def new_execution_id() -> str:
+    """A 26-character id sortable by creation time (48-bit ms + 80 random bits, monotonic)."""
+    with _id_lock:
+        ms = int(time.time() * 1000)
+        if ms <= _last_id[0]:
+            ms = _last_id[0]
+            rand = _last_id[1] + 1
+        else:
+            rand = secrets.randbits(80)
+        _last_id[0], _last_id[1] = ms, rand
+    value = (ms << 80) | (rand & ((1 << 80) - 1))
+    return "".join(_CROCKFORD[(value >> (5 * i)) & 31] for i in range(25, -1, -1))
+
+
+@dataclass(frozen=True)
+class CodemodeTool:
+    """The model-facing tool: one tool named ``codemode`` taking ``{"code": str}``."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    call: Callable[[str], Awaitable[dict[str, Any]]]
+
+    async def __call__(self, code: str) -> dict[str, Any]:
+        return await self.call(code)
+
+
+class CodemodeRuntime:
+    """Durable Code Mode executions over connectors.
+
+    ``store`` is a SQLAlchemy URL (default: ``sqlite:///codemode.db`` in the working
+    directory) or a :class:`~codemode_kernel.journal.JournalStore`. ``executor`` defaults to
+    the isolated :class:`~codemode_kernel.executor.isolated.SubprocessExecutor`.
+    """
+
+    def __init__(
+        self,
+        connectors: Iterable[Connector] = (),
+        store: str | JournalStore | None = None,
+        executor: Executor | None = None,
+        name: str = "default",
+        max_executions: int = 50,
+        transform_result: TransformResult | None = None,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError("the runtime name must be a non-empty string")
+        self.name = name
+        self._connectors = check_connector_names(connectors)
+        if isinstance(store, JournalStore):
+            self.store = store
+        else:
+            url = store or f"sqlite:///{os.path.abspath('codemode.db')}"
+            self.store = JournalStore(url)
+        self._executor = executor
+        self.max_executions = max_executions
+        self.transform_result = transform_result
+        self._catalog: Catalog | None = Catalog.resolve_sync(self._connectors)
+        self._catalog_lock = asyncio.Lock()
+        self._validator = ArgumentValidator()
+        self._index: SearchIndex | None = None
+        self._index_keys: list[str] = []
+        self._active: set[str] = set()
+        self._closed = False
+
+    # -- configuration ------------------------------------------------------------------------
+
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            from codemode_kernel.executor.isolated import SubprocessExecutor
+
+            self._executor = SubprocessExecutor()
+        return self._executor
+
+    @property
+    def connectors(self) -> dict[str, Connector]:
+        return dict(self._connectors)
+
+    async def catalog(self) -> Catalog:
+        """The resolved methods of every connector (async ``tools()`` are awaited once)."""
+        if self._catalog is None:
+            async with self._catalog_lock:
+                if self._catalog is None:
+                    self._catalog = await Catalog.resolve(self._connectors)
+        return self._catalog
+
+    # -- executing ---------------------------------------------------------------------------
+
+    async def execute(
+        self,
+        code: str,
+        *,
+        inputs: Mapping[str, Any] | None = None,
+        on_output: OutputCallback | None = None,
+        capture_variables: bool = False,
+    ) -> dict[str, Any]:
+        """Run ``code`` as a new execution; returns the output dict (never raises for pass errors)."""
+        execution_id = new_execution_id()
+        if not isinstance(code, str):
+            return _error_output(execution_id, "TypeError", "code must be a string of Python source")
+        try:
+            catalog = await self.catalog()
+        except ConfigurationError as exc:
+            return _error_output(execution_id, "ConfigurationError", str(exc))
+        encoded_inputs: dict[str, Any] = {}
+        problem: tuple[str, str] | None = None
+        if len(code) > codec.MAX_VALUE_CHARS:
+            problem = ("ValueTooLarge", f"the code is {len(code):,} characters; the limit is "
+                       f"{codec.MAX_VALUE_CHARS:,}. Pass large data by reference (a path or an id), not inline.")
+        else:
+            try:
+                encoded_inputs = {str(k): codec.encode(v, f"input {k!r}") for k, v in (inputs or {}).items()}
+            except codec.EncodeError as exc:
+                problem = ("CodecError", str(exc))
+            else:
+                size = len(codec.dumps_encoded(encoded_inputs))
+                if size > codec.MAX_VALUE_CHARS:
+                    problem = ("ValueTooLarge", f"the carried-over variables are {size:,} characters; the limit "
+                               f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")
+        with self.store.session() as conn:
+            self._prune(conn, self.max_executions, protect=execution_id)
+            stored_code = code if len(code) <= codec.MAX_VALUE_CHARS else f"# code omitted: {len(code):,} characters"
+            self.store.insert_execution(conn, self.name, execution_id, stored_code, sorted(catalog.methods),
+                                        encoded_inputs, {"capture_variables": capture_variables})
+            if problem is not None:
+                self.store.transition(conn, self.name, execution_id, ["running"], "error",
+                                      error=problem[1], error_type=problem[0])
+                await self._hooks(execution_id, "error", terminal=True)
+                return _error_output(execution_id, problem[0], problem[1])
+            row = self.store.get_execution(conn, self.name, execution_id)
+            assert row is not None
+            return await self._pass(conn, row, catalog, None, on_output)
+
+    async def approve(self, execution_id: str, *, on_output: OutputCallback | None = None) -> dict[str, Any]:
+        """Approve the pending call of a paused execution and run the next pass.
+
+        A refused approval (unknown id, not paused, a connector missing) comes back as an
+        error output with ``"refused": True`` and leaves the execution unchanged.
+        """
+        catalog = await self.catalog()
+        with self.store.session() as conn:
+            row = self.store.get_execution(conn, self.name, execution_id)
+            if row is None:
+                return _refused(execution_id, "UnknownExecutionError", str(UnknownExecutionError(execution_id, self.name)))
+            if row.status != "paused":
+                return _refused(execution_id, "InvalidStateError",
+                                str(InvalidStateError(execution_id, row.status, "approve", ["paused"])))
+            missing = sorted(set(row.connectors) - set(catalog.methods))
+            if missing:
+                return _refused(execution_id, "ConfigurationError", (
+                    f"execution {execution_id!r} used connector(s) {missing} that are not configured now; "
+                    "configure them again, then approve"))
+            pending = [e for e in self.store.entries(conn, self.name, execution_id) if e.state == "pending"]
+            if not self.store.transition(conn, self.name, execution_id, ["paused"], "running"):
+                current = self.store.get_execution(conn, self.name, execution_id)
+                status = current.status if current else "deleted"
+                return _refused(execution_id, "InvalidStateError",
+                                str(InvalidStateError(execution_id, status, "approve", ["paused"])))
+            row = self.store.get_execution(conn, self.name, execution_id)
+            assert row is not None
+            approved_seq = pending[0].seq if pending else None
+            return await self._pass(conn, row, catalog, approved_seq, on_output)
+
+    async def _pass(self, conn: StoreConnection, row: ExecutionRow, catalog: Catalog, approved_seq: int | None,
+                    on_output: OutputCallback | None) -> dict[str, Any]:
+        execution_id = row.id
+        pass_number = self.store.begin_pass(conn, self.name, execution_id)
+        journal = {e.seq: e for e in self.store.entries(conn, self.name, execution_id)}
+        state = PassState(execution_id, pass_number, journal, approved_seq=approved_seq)
+        handler = PassHandler(
+            store=self.store, conn=conn, runtime_name=self.name, catalog=catalog, state=state,
+            validator=self._validator, search=lambda q: self._search(catalog, conn, q).to_dict(),
+            describe=lambda t: self._describe(catalog, conn, t).to_dict(),
+            snippet=lambda n, i: self._snippet_request(catalog, conn, n, i),
+        )
+        self._active.add(execution_id)
+        try:
+            result = await self.executor.execute(row.code, catalog.namespaces(), host=handler,
+                                                 inputs=row.inputs, on_output=on_output)
+        finally:
+            self._active.discard(execution_id)
+        logs = list(result.logs)
+        if state.paused_seq is not None:
+            self.store.transition(conn, self.name, execution_id, ["running"], "paused", logs=logs)
+            await self._hooks(execution_id, "paused", terminal=False)
+            entry = state.journal[state.paused_seq]
+            return {"status": "paused", "execution_id": execution_id, "pending": [
+                PendingAction(execution_id, entry.seq, entry.connector, entry.method,
+                              codec.loads(entry.args)).to_dict()]}
+        if state.failure is not None:
+            error_type, message, lineno = state.failure.type, state.failure.message, None
+        elif result.error is not None:
+            error_type, message, lineno = result.error.type, result.error.message, result.error.lineno
+        else:
+            error_type = None
+        self._abandon_pending(conn, execution_id, state)
+        if error_type is not None:
+            text = f"{error_type}: {message}" + (f" (line {lineno})" if lineno else "")
+            self.store.transition(conn, self.name, execution_id, ["running"], "error", error=text,
+                                  error_type=error_type, logs=logs)
+            await self._hooks(execution_id, "error", terminal=True)
+            out = _error_output(execution_id, error_type, text, logs)
+            if lineno:
+                out["line"] = lineno
+            if result.error is not None and result.error.traceback:
+                out["traceback"] = result.error.traceback
+            return out
+        encoded = result.result
+        text = codec.dumps_encoded(encoded)
+        note = None
+        stored: str | None = text
+        if len(text) > codec.MAX_VALUE_CHARS:
+            stored, note = None, (f"result omitted: {len(text):,} characters is over the "
+                                  f"{codec.MAX_VALUE_CHARS:,} limit for stored values")
+        value = codec.decode(encoded)
+        shown = value
+        if self.transform_result is not None:
+            try:
+                shown = self.transform_result(value)
+                if asyncio.iscoroutine(shown):
+                    shown = await shown
+            except Exception as exc:  # noqa: BLE001 - the caller gets data, not an exception
+                self.store.transition(conn, self.name, execution_id, ["running"], "error",
+                                      error=f"transform_result failed: {exc}", error_type="TransformError", logs=logs)
+                await self._hooks(execution_id, "error", terminal=True)
+                return _error_output(execution_id, "TransformError", f"transform_result failed: {exc}", logs)
+        self.store.transition(conn, self.name, execution_id, ["running"], "completed", result=stored,
+                              result_note=note, logs=logs)
+        await self._hooks(execution_id, "completed", terminal=True)
+        out: dict[str, Any] = {"status": "completed", "execution_id": execution_id, "result": shown}
+        if logs:
+            out["logs"] = logs
+        if row.options.get("capture_variables"):
+            out["variables"] = result.variables
+        return out
+
+    def _abandon_pending(self, conn: StoreConnection, execution_id: str, state: PassState) -> None:
+        for seq, entry in state.journal.items():
+            if entry.state == "pending":
+                self.store.set_entry(conn, self.name, execution_id, seq, ["pending"], "error",
+                                     error="NotReached: the approved pass did not reach this call")
+
+    async def _hooks(self, execution_id: str, status: str, *, terminal: bool) -> None:
+        for c in self._connectors.values():
+            try:
+                await c.on_pass_end(execution_id, status)  # type: ignore[arg-type]
+            except Exception:  # noqa: BLE001 - hook failures are ignored by contract
+                log.debug("on_pass_end of %s failed", c.name, exc_info=True)
+        if terminal:
+            await self._dispose(execution_id, status)
+
+    async def _dispose(self, execution_id: str, status: str) -> None:
+        for c in self._connectors.values():
+            try:
+                await c.dispose_execution(execution_id, status)  # type: ignore[arg-type]
+            except Exception:  # noqa: BLE001
+                log.debug("dispose_execution of %s failed", c.name, exc_info=True)
+
+    def interrupt(self) -> bool:
+        """Stop the running pass(es); each becomes an ``error`` ("interrupted")."""
+        return self.executor.interrupt()
+
+    # -- reject, rollback, expiry -------------------------------------------------------------
+
+    async def reject(self, execution_id: str, seq: int | None = None) -> bool:
+        """Reject the pending call of a paused execution; the execution ends ``rejected``."""
+        with self.store.session() as conn:
+            row = self.store.get_execution(conn, self.name, execution_id)
+            if row is None or row.status != "paused":
+                return False
+            pending = [e for e in self.store.entries(conn, self.name, execution_id) if e.state == "pending"]
+            if seq is not None and all(e.seq != seq for e in pending):
+                return False
+            if not self.store.transition(conn, self.name, execution_id, ["paused"], "rejected",
+                                         error="rejected", error_type="Rejected"):
+                return False
+            for e in pending:
+                self.store.set_entry(conn, self.name, execution_id, e.seq, ["pending"], "error", error="Rejected")
+        await self._hooks(execution_id, "rejected", terminal=True)
+        return True
+
+    async def rollback(self, execution_id: str) -> None:
+        """Revert applied calls in reverse order; raise :class:`RollbackError` after trying all."""
+        catalog = await self.catalog()
+        failures: list[str] = []
+        reverted = 0
+        with self.store.session() as conn:
+            row = self.store.get_execution(conn, self.name, execution_id)
+            if row is None:
+                raise UnknownExecutionError(execution_id, self.name)
+            allowed = ["completed", "error", "rejected", "rolled_back"]
+            if row.status not in allowed:
+                raise InvalidStateError(execution_id, row.status, "roll back", allowed)
+            for e in reversed(self.store.entries(conn, self.name, execution_id)):
+                if e.state != "applied" or e.connector == STEP_CONNECTOR:
+                    continue
+                method = catalog.get(e.connector, e.method)
+                if method is None or method.tool.revert is None:
+                    continue
+                if not self.store.set_entry(conn, self.name, execution_id, e.seq, ["applied"], "reverted"):
+                    continue  # another host reverted it
+                ctx = ExecutionContext(execution_id, e.seq, e.connector, e.method)
+                try:
+                    await _invoke(method.tool.revert, codec.loads(e.args),
+                                  codec.loads(e.result) if e.result is not None else None, ctx)
+                    reverted += 1
+                except Exception as exc:  # noqa: BLE001 - collected and reported after all were tried
+                    self.store.set_entry(conn, self.name, execution_id, e.seq, ["reverted"], "applied")
+                    failures.append(f"#{e.seq} {e.connector}.{e.method}: {type(exc).__name__}: {exc}")
+            if reverted:
+                self.store.transition(conn, self.name, execution_id, allowed, "rolled_back")
+        if reverted:
+            await self._hooks(execution_id, "rolled_back", terminal=True)
+        if failures:
+            raise RollbackError(execution_id, failures)
+
+    async def expire_paused(self, max_age: timedelta = timedelta(hours=24)) -> list[str]:
+        """Reject stale paused executions and fail stale running ones; return their ids."""
+        cutoff = now_ms() - int(max_age.total_seconds() * 1000)
+        expired: list[tuple[str, str]] = []
+        with self.store.session() as conn:
+            for eid in self.store.stale(conn, self.name, "paused", cutoff):
+                if self.store.transition(conn, self.name, eid, ["paused"], "rejected",
+                                         error="expired while waiting for approval", error_type="Expired"):
+                    for e in self.store.entries(conn, self.name, eid):
+                        if e.state == "pending":
+                            self.store.set_entry(conn, self.name, eid, e.seq, ["pending"], "error", error="Expired")
+                    expired.append((eid, "rejected"))
+            for eid in self.store.stale(conn, self.name, "running", cutoff):
+                if eid in self._active:
+                    continue
+                if self.store.transition(conn, self.name, eid, ["running"], "error",
+                                         error="the host stopped during a pass (stale running execution)",
+                                         error_type="Expired"):
+                    expired.append((eid, "error"))
+        for eid, status in expired:
+            await self._hooks(eid, status, terminal=True)
+        return [eid for eid, _ in expired]
+
+    # -- reading ------------------------------------------------------------------------------
+
+    async def pending(self, execution_id: str | None = None) -> list[PendingAction]:
+        """Calls waiting for approval (of one execution, or of every paused execution)."""
+        with self.store.session() as conn:
+            if execution_id is not None:
+                row = self.store.get_execution(conn, self.name, execution_id)
+                rows = [row] if row is not None and row.status == "paused" else []
+            else:
+                rows = self.store.list_executions(conn, self.name, statuses=["paused"])
+            out = []
+            for r in rows:
+                for e in self.store.entries(conn, self.name, r.id):
+                    if e.state == "pending":
+                        out.append(PendingAction(r.id, e.seq, e.connector, e.method, codec.loads(e.args)))
+        return out
+
+    async def executions(self, limit: int | None = None) -> list[ExecutionState]:
+        """Executions of this runtime, newest first."""
+        with self.store.session() as conn:
+            return [self._state(conn, r) for r in self.store.list_executions(conn, self.name, limit)]
+
+    async def execution(self, execution_id: str) -> ExecutionState | None:
+        with self.store.session() as conn:
+            row = self.store.get_execution(conn, self.name, execution_id)
+            return self._state(conn, row) if row is not None else None
+
+    def _state(self, conn: StoreConnection, row: ExecutionRow) -> ExecutionState:
+        return ExecutionState(
+            id=row.id, code=row.code, status=row.status,  # type: ignore[arg-type]
+            log=[_entry(e) for e in self.store.entries(conn, self.name, row.id)],
+            result=codec.loads(row.result) if row.result is not None else row.result_note,
+            error=row.error, error_type=row.error_type, logs=row.logs, connectors=row.connectors,
+            created_at=row.created_at, updated_at=row.updated_at, passes=row.passes, runtime=self.name)
+
+    # -- retention ----------------------------------------------------------------------------
+
+    async def delete_execution(self, execution_id: str) -> bool:
+        """Delete an execution and its journal; a non-terminal one is disposed first."""
+        with self.store.session() as conn:
+            row = self.store.get_execution(conn, self.name, execution_id)
+            if row is None:
+                return False
+            if row.status not in TERMINAL_STATUSES:
+                if row.id in self._active:
+                    self.interrupt()
+                await self._dispose(execution_id, "rejected" if row.status == "paused" else "error")
+            return self.store.delete_execution(conn, self.name, execution_id)
+
+    async def prune_executions(self, keep: int = 50) -> int:
+        """Delete terminal executions beyond the newest ``keep``; return how many."""
+        with self.store.session() as conn:
+            return self._prune(conn, keep)
+
+    def _prune(self, conn: StoreConnection, keep: int, protect: str | None = None) -> int:
+        rows = self.store.list_executions(conn, self.name, statuses=sorted(TERMINAL_STATUSES))
+        victims = [r.id for r in rows if r.id != protect][max(keep, 0):]
+        return sum(1 for eid in victims if self.store.delete_execution(conn, self.name, eid))
+
+    # -- snippets -----------------------------------------------------------------------------
+
+    async def save_snippet(self, name: str, *, execution_id: str, description: str = "",
+                           input_schema: Any = None) -> Snippet:
+        """Save the code of a completed execution as a snippet named ``name``."""
+        if not isinstance(name, str) or not _SNIPPET_NAME.match(name):
+            raise SnippetError(f"invalid snippet name {name!r}: use letters, digits, '_', '-' or '.', "
+                               "starting with a letter (at most 128 characters)")
+        if input_schema is not None:
+            try:
+                jsonschema.validators.validator_for(input_schema).check_schema(input_schema)
+            except jsonschema.SchemaError as exc:
+                raise SnippetError(f"input_schema of snippet {name!r} is not a valid JSON Schema: {exc.message}") from exc
+        with self.store.session() as conn:
+            row = self.store.get_execution(conn, self.name, execution_id)
+            if row is None:
+                raise UnknownExecutionError(execution_id, self.name)
+            if row.status not in ("completed", "rolled_back"):
+                raise InvalidStateError(execution_id, row.status, "save as a snippet", ["completed", "rolled_back"])
+            snippet = SnippetRow(name, description or "", row.code,
+                                 json.dumps(input_schema) if input_schema is not None else None,
+                                 list(row.connectors), execution_id, now_ms())
+            self.store.upsert_snippet(conn, self.name, snippet)
+        self._index = None
+        return _snippet(snippet)
+
+    async def snippets(self) -> list[Snippet]:
+        with self.store.session() as conn:
+            return [_snippet(s) for s in self.store.list_snippets(conn, self.name)]
+
+    async def delete_snippet(self, name: str) -> bool:
+        with self.store.session() as conn:
+            ok = self.store.delete_snippet(conn, self.name, name)
+        self._index = None
+        return ok
+
+    def _snippet_request(self, catalog: Catalog, conn: StoreConnection, name: str, encoded_input: Any) -> dict[str, Any]:
+        row = self.store.get_snippet(conn, self.name, name)
+        if row is None:
+            names = [s.name for s in self.store.list_snippets(conn, self.name)]
+            return {"value": {"error": f"no snippet named {name!r}; saved snippets: {names or 'none'}. "
+                                       "Use codemode.search(...) to find one."}}
+        missing = sorted(set(row.connectors) - set(catalog.methods))
+        if missing:
+            return {"value": {"error": f"snippet {name!r} needs connector(s) {missing}, which are not configured "
+                                       "in this runtime"}}
+        if row.input_schema:
+            schema = json.loads(row.input_schema)
+            errors = sorted(jsonschema.validators.validator_for(schema)(schema).iter_errors(
+                codec.decode(encoded_input)), key=str)
+            if errors:
+                return {"value": {"error": f"input of snippet {name!r} is invalid: {errors[0].message}"}}
+        return {"code": row.code, "input": encoded_input, "filename": f"<snippet {name}>"}
+
+    # -- discovery ----------------------------------------------------------------------------
+
+    async def search(self, query: str) -> SearchOutput:
+        """Rank methods and snippets for a natural-language query."""
+        catalog = await self.catalog()
+        with self.store.session() as conn:
+            return self._search(catalog, conn, query)
+
+    def _search(self, catalog: Catalog, conn: StoreConnection, query: str) -> SearchOutput:
+        snips = {s.name: s for s in self.store.list_snippets(conn, self.name)}
+        if self._index is None or set(self._index_keys) != set(_keys(catalog, snips)):
+            docs = [Document(m.path, f"{m.connector} {m.name}", " ".join([
+                m.tool.description, " ".join(map(str, (m.tool.input_schema.get("properties") or {}).keys()))]))
+                for m in catalog.all_methods()]
+            docs += [Document(f"snippet:{s.name}", s.name, s.description) for s in snips.values()]
+            self._index = SearchIndex(docs)
+            self._index_keys = _keys(catalog, snips)
+        ranked = self._index.rank(query)
+        results: list[SearchResult] = []
+        for key, score in ranked[:SEARCH_LIMIT]:
+            if key.startswith("snippet:"):
+                s = snips[key.split(":", 1)[1]]
+                results.append(SearchResult(s.name, "codemode", "run", s.description, False, "snippet", score))
+            else:
+                connector, method = key.split(".", 1)
+                m = catalog.methods[connector][method]
+                results.append(SearchResult(m.path, connector, method, m.tool.description,
+                                            m.tool.requires_approval, "method", score))
+        return SearchOutput(results, len(ranked), len(ranked) > len(results))
+
+    async def describe(self, target: str) -> DescribeOutput:
+        """Python declarations for ``connector``, ``connector.method`` or a snippet name."""
+        catalog = await self.catalog()
+        with self.store.session() as conn:
+            return self._describe(catalog, conn, target)
+
+    def _describe(self, catalog: Catalog, conn: StoreConnection, target: str) -> DescribeOutput:
+        target = target.strip()
+        if target in catalog.methods:
+            return describe_connector(catalog, target)
+        if "." in target:
+            connector, method = target.split(".", 1)
+            m = catalog.get(connector, method)
+            if m is not None:
+                return describe_method(m)
+        snippet = self.store.get_snippet(conn, self.name, target.removeprefix("snippet:"))
+        if snippet is not None:
+            return describe_snippet(snippet.name, snippet.description, snippet.code,
+                                    json.loads(snippet.input_schema) if snippet.input_schema else None,
+                                    snippet.connectors)
+        raise LookupError(f"nothing named {target!r}: describe a connector ({', '.join(sorted(catalog.methods))}), "
+                          "a method ('connector.method') or a snippet; use codemode.search(...) to find names")
+
+    # -- the model-facing tool ----------------------------------------------------------------
+
+    def tool(self, description: str | None = None, connector_hints: Mapping[str, str] | None = None) -> CodemodeTool:
+        """The ``codemode`` tool for a model: its description lists connectors, never methods."""
+        hints = dict(connector_hints or {})
+        lines = []
+        for name, c in sorted(self._connectors.items()):
+            hint = hints.get(name) or (c.instructions or "").strip().splitlines()[0:1]
+            text = hint if isinstance(hint, str) else (hint[0] if hint else "")
+            lines.append(f"- {name}" + (f": {text}" if text else ""))
+        head = description or ("Run a short Python program that combines tools. Each connector is a global "
+                               "object; call its methods with keyword arguments, e.g. conn.method(arg=value).")
+        text = "\n".join([
+            head, "", "Connectors:", *(lines or ["- (none)"]), "",
+            "Discover before you call: codemode.search('what you want') ranks methods; "
+            "codemode.describe('conn.method') gives its Python signature. codemode.step('name', fn) records a "
+            "nondeterministic value (time, random) so it is the same when the program is replayed; "
+            "codemode.run('snippet', input) runs a saved snippet.",
+            "Some calls need human approval: the program then pauses (status 'paused') and is re-run from the "
+            "top after approval, with earlier calls replayed from the journal, so keep it deterministic.",
+            "Language: " + LANGUAGE_RULES,
+        ])
+        schema = {"type": "object", "properties": {"code": {
+            "type": "string", "description": "Python source; the last expression is the result."}},
+            "required": ["code"], "additionalProperties": False}
+        return CodemodeTool("codemode", text, schema, lambda code: self.execute(code))
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Close the executor, the connectors and the store."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._executor is not None:
+            await self._executor.aclose()
+        for c in self._connectors.values():
+            try:
+                await c.aclose()
+            except Exception:  # noqa: BLE001 - closing must reach every connector
+                log.debug("closing connector %s failed", c.name, exc_info=True)
+        self.store.dispose()
+
+    async def __aenter__(self) -> CodemodeRuntime:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _keys(catalog: Catalog, snips: Mapping[str, SnippetRow]) -> list[str]:
+    return [m.path for m in catalog.all_methods()] + [f"snippet:{n}:{s.saved_at}" for n, s in snips.items()]
+
+
+def _error_output(execution_id: str, error_type: str, message: str, logs: Sequence[str] = ()) -> dict[str, Any]:
+    out: dict[str, Any] = {"status": "error", "execution_id": execution_id, "error": message, "error_type": error_type}
+    if logs:
+        out["logs"] = list(logs)
+    return out
+
+
+def _refused(execution_id: str, error_type: str, message: str) -> dict[str, Any]:
+    out = _error_output(execution_id, error_type, message)
+    out["refused"] = True
+    return out
+
+
+def _entry(e: EntryRow) -> ToolLogEntry:
+    return ToolLogEntry(
+        seq=e.seq, connector=e.connector, method=e.method, args=codec.loads(e.args),
+        result=codec.loads(e.result) if e.result is not None else None, requires_approval=e.requires_approval,
+        ephemeral=e.ephemeral, state=e.state, error=e.error, pass_number=e.pass_number,  # type: ignore[arg-type]
+        created_at=e.created_at, updated_at=e.updated_at)
+
+
+def _snippet(s: SnippetRow) -> Snippet:
+    return Snippet(name=s.name, description=s.description, code=s.code, saved_at=s.saved_at,
+                   input_schema=json.loads(s.input_schema) if s.input_schema else None,
+                   connectors=list(s.connectors), execution_id=s.execution_id)
