@@ -1,0 +1,106 @@
+"""Test connectors: plain Python functions with call counters (exactly-once is counted)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from codemode_kernel import Connector, ExecutionContext, Tool, ToolSetConnector, tool
+
+
+class Shop(Connector):
+    """An item store that counts every call and every revert."""
+
+    name = "shop"
+    instructions = "A small item store."
+
+    def __init__(self, name: str = "shop") -> None:
+        self.name = name
+        self.items: dict[int, dict[str, Any]] = {1: {"id": 1, "title": "first"}}
+        self.next_id = 2
+        self.calls: Counter[str] = Counter()
+        self.reverts: list[tuple[str, Any]] = []
+        self.contexts: list[ExecutionContext] = []
+        self.fail_revert: set[int] = set()
+        self.hooks: list[tuple[str, str, str]] = []
+        self.on_call: Callable[[str, ExecutionContext], None] | None = None
+
+    def _note(self, method: str, ctx: ExecutionContext) -> None:
+        self.calls[method] += 1
+        self.contexts.append(ctx)
+        if self.on_call is not None:
+            self.on_call(method, ctx)
+
+    def list_items(self, ctx: ExecutionContext) -> list[dict[str, Any]]:
+        """List all items in the shop."""
+        self._note("list_items", ctx)
+        return [dict(v) for v in self.items.values()]
+
+    def get_item(self, item_id: int, ctx: ExecutionContext) -> dict[str, Any]:
+        """Get one item by id."""
+        self._note("get_item", ctx)
+        if item_id not in self.items:
+            raise KeyError(f"no item {item_id}")
+        return dict(self.items[item_id])
+
+    def create_item(self, title: str, ctx: ExecutionContext) -> dict[str, Any]:
+        """Create a new item with a title."""
+        self._note("create_item", ctx)
+        item = {"id": self.next_id, "title": title}
+        self.items[self.next_id] = item
+        self.next_id += 1
+        return dict(item)
+
+    def delete_item(self, item_id: int, ctx: ExecutionContext) -> bool:
+        """Delete an item (remove it from the shop)."""
+        self._note("delete_item", ctx)
+        return self.items.pop(item_id, None) is not None
+
+    def ping(self, ctx: ExecutionContext) -> int:
+        """A live read that is re-executed on every pass."""
+        self._note("ping", ctx)
+        return self.calls["ping"]
+
+    def _revert_create(self, args: dict[str, Any], result: Any, ctx: ExecutionContext) -> None:
+        self.reverts.append(("create_item", result["id"]))
+        if result["id"] in self.fail_revert:
+            raise RuntimeError(f"cannot delete item {result['id']}")
+        self.items.pop(result["id"], None)
+
+    def tools(self) -> dict[str, Tool]:
+        return {
+            "list_items": tool(self.list_items),
+            "get_item": tool(self.get_item),
+            "create_item": tool(self.create_item, requires_approval=True, revert=self._revert_create),
+            "add_item": tool(self.create_item, description="Add an item without approval.",
+                             revert=self._revert_create),
+            "delete_item": tool(self.delete_item, requires_approval=True),
+            "ping": tool(self.ping, replay="reexecute"),
+        }
+
+    async def on_pass_end(self, execution_id: str, status: str) -> None:  # type: ignore[override]
+        self.hooks.append(("on_pass_end", execution_id, status))
+
+    async def dispose_execution(self, execution_id: str, status: str) -> None:  # type: ignore[override]
+        self.hooks.append(("dispose_execution", execution_id, status))
+
+
+def echo(value: Any = None) -> Any:
+    """Return the value unchanged."""
+    return value
+
+
+def notes_connector() -> ToolSetConnector:
+    store: list[str] = []
+
+    def add_note(text: str) -> dict[str, Any]:
+        """Add a note."""
+        store.append(text)
+        return {"id": len(store), "text": text}
+
+    def list_notes() -> list[str]:
+        """List all notes."""
+        return list(store)
+
+    return ToolSetConnector([add_note, list_notes], name="notes", requires_approval={"add_note"})
