@@ -14,6 +14,7 @@ keeps one connection for its whole run (:meth:`JournalStore.session`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -181,10 +182,8 @@ def _prepare_sqlite_file(url: str) -> None:
         fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
         os.close(fd)
     else:
-        try:
+        with contextlib.suppress(OSError):  # not our file to change (e.g. shared read-only)
             os.chmod(path, 0o600)
-        except OSError:
-            pass
 
 
 class JournalStore:
@@ -216,10 +215,8 @@ class JournalStore:
             row = conn.execute(select(meta_table.c.value).where(meta_table.c.key == "schema_version")).first()
             version = int(row[0]) if row else 0
             if row is None:
-                try:
+                with contextlib.suppress(IntegrityError):  # another process initialised it first
                     conn.execute(insert(meta_table).values(key="schema_version", value=str(SCHEMA_VERSION)))
-                except IntegrityError:  # another process initialised it first
-                    pass
                 version = SCHEMA_VERSION
             for target, statements in MIGRATIONS:
                 if target > version:

@@ -82,7 +82,7 @@ class ArgumentValidator:
     """Cached JSON Schema validators per method."""
 
     def __init__(self) -> None:
-        self._cache: dict[int, Any] = {}
+        self._cache: dict[int, Any] = {}  # id(schema) -> validator, or False for a broken schema
 
     def errors(self, method: Method, args: Any) -> str | None:
         schema = method.tool.input_schema
@@ -91,13 +91,14 @@ class ArgumentValidator:
         if validator is None:
             try:
                 cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-                cls.check_schema(schema)
-                validator = cls(schema)
+                cls.check_schema(dict(schema))
+                validator = cls(dict(schema))
             except SchemaError:
                 validator = False  # a connector's broken schema must not block its calls
             self._cache[key] = validator
         if validator is False:
             return None
+        assert not isinstance(validator, bool)
         problems = sorted(validator.iter_errors(_json_view(args)), key=lambda e: list(e.absolute_path))
         if not problems:
             return None
@@ -232,7 +233,8 @@ class PassHandler:
                 return self.fail("InvalidStateError", (
                     f"call #{seq} ({method.path}) was interrupted while executing in an earlier pass; its outcome is "
                     "unknown, so it is not run again. Check the connector and start a new execution."))
-            return self.fail("InvalidStateError", f"call #{seq} ({method.path}) is {entry.state}; it cannot be replayed")
+            return self.fail("InvalidStateError",
+                             f"call #{seq} ({method.path}) is {entry.state}; it cannot be replayed")
         if tool.requires_approval:
             self._insert(seq, method, canonical, "pending")
             state.paused_seq = seq
@@ -259,7 +261,7 @@ class PassHandler:
         ephemeral = method.tool.replay == "reexecute"
         try:
             result = await _invoke(method.tool.execute, args, ctx)
-        except Exception as exc:  # noqa: BLE001 - a connector failure is data for the code
+        except Exception as exc:
             error = {"type": type(exc).__name__, "message": str(exc)}
             if record:
                 text = f"{error['type']}: {error['message']}"
@@ -275,14 +277,14 @@ class PassHandler:
                                      error=f"CodecError: {exc}")
             return self.fail("CodecError", str(exc))
         if record:
-            text = None if ephemeral else codec.dumps_encoded(encoded)
-            if text is not None and len(text) > codec.MAX_VALUE_CHARS:
+            stored = None if ephemeral else codec.dumps_encoded(encoded)
+            if stored is not None and len(stored) > codec.MAX_VALUE_CHARS:
                 self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["executing"], "error",
                                      error="ValueTooLarge: result not stored")
-                raise ValueTooLarge(f"The result of {method.path}", len(text), codec.MAX_VALUE_CHARS)
+                raise ValueTooLarge(f"The result of {method.path}", len(stored), codec.MAX_VALUE_CHARS)
             self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["executing"], "applied",
-                                 result=text)
-            self._remember(seq, "applied", text, None)
+                                 result=stored)
+            self._remember(seq, "applied", stored, None)
         return {"value": encoded}
 
     def _remember(self, seq: int, entry_state: str, result: str | None, error: str | None) -> None:

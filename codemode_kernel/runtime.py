@@ -204,7 +204,8 @@ class CodemodeRuntime:
         with self.store.session() as conn:
             row = self.store.get_execution(conn, self.name, execution_id)
             if row is None:
-                return _refused(execution_id, "UnknownExecutionError", str(UnknownExecutionError(execution_id, self.name)))
+                return _refused(execution_id, "UnknownExecutionError",
+                                str(UnknownExecutionError(execution_id, self.name)))
             if row.status != "paused":
                 return _refused(execution_id, "InvalidStateError",
                                 str(InvalidStateError(execution_id, row.status, "approve", ["paused"])))
@@ -282,7 +283,7 @@ class CodemodeRuntime:
                 shown = self.transform_result(value)
                 if asyncio.iscoroutine(shown):
                     shown = await shown
-            except Exception as exc:  # noqa: BLE001 - the caller gets data, not an exception
+            except Exception as exc:
                 self.store.transition(conn, self.name, execution_id, ["running"], "error",
                                       error=f"transform_result failed: {exc}", error_type="TransformError", logs=logs)
                 await self._hooks(execution_id, "error", terminal=True)
@@ -290,12 +291,12 @@ class CodemodeRuntime:
         self.store.transition(conn, self.name, execution_id, ["running"], "completed", result=stored,
                               result_note=note, logs=logs)
         await self._hooks(execution_id, "completed", terminal=True)
-        out: dict[str, Any] = {"status": "completed", "execution_id": execution_id, "result": shown}
+        done: dict[str, Any] = {"status": "completed", "execution_id": execution_id, "result": shown}
         if logs:
-            out["logs"] = logs
+            done["logs"] = logs
         if row.options.get("capture_variables"):
-            out["variables"] = result.variables
-        return out
+            done["variables"] = result.variables
+        return done
 
     def _abandon_pending(self, conn: StoreConnection, execution_id: str, state: PassState) -> None:
         for seq, entry in state.journal.items():
@@ -307,7 +308,7 @@ class CodemodeRuntime:
         for c in self._connectors.values():
             try:
                 await c.on_pass_end(execution_id, status)  # type: ignore[arg-type]
-            except Exception:  # noqa: BLE001 - hook failures are ignored by contract
+            except Exception:
                 log.debug("on_pass_end of %s failed", c.name, exc_info=True)
         if terminal:
             await self._dispose(execution_id, status)
@@ -316,7 +317,7 @@ class CodemodeRuntime:
         for c in self._connectors.values():
             try:
                 await c.dispose_execution(execution_id, status)  # type: ignore[arg-type]
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.debug("dispose_execution of %s failed", c.name, exc_info=True)
 
     def interrupt(self) -> bool:
@@ -367,7 +368,7 @@ class CodemodeRuntime:
                     await _invoke(method.tool.revert, codec.loads(e.args),
                                   codec.loads(e.result) if e.result is not None else None, ctx)
                     reverted += 1
-                except Exception as exc:  # noqa: BLE001 - collected and reported after all were tried
+                except Exception as exc:
                     self.store.set_entry(conn, self.name, execution_id, e.seq, ["reverted"], "applied")
                     failures.append(f"#{e.seq} {e.connector}.{e.method}: {type(exc).__name__}: {exc}")
             if reverted:
@@ -471,7 +472,8 @@ class CodemodeRuntime:
             try:
                 jsonschema.validators.validator_for(input_schema).check_schema(input_schema)
             except jsonschema.SchemaError as exc:
-                raise SnippetError(f"input_schema of snippet {name!r} is not a valid JSON Schema: {exc.message}") from exc
+                raise SnippetError(
+                    f"input_schema of snippet {name!r} is not a valid JSON Schema: {exc.message}") from exc
         with self.store.session() as conn:
             row = self.store.get_execution(conn, self.name, execution_id)
             if row is None:
@@ -495,7 +497,8 @@ class CodemodeRuntime:
         self._index = None
         return ok
 
-    def _snippet_request(self, catalog: Catalog, conn: StoreConnection, name: str, encoded_input: Any) -> dict[str, Any]:
+    def _snippet_request(self, catalog: Catalog, conn: StoreConnection, name: str,
+                         encoded_input: Any) -> dict[str, Any]:
         row = self.store.get_snippet(conn, self.name, name)
         if row is None:
             names = [s.name for s in self.store.list_snippets(conn, self.name)]
@@ -605,7 +608,7 @@ class CodemodeRuntime:
         for c in self._connectors.values():
             try:
                 await c.aclose()
-            except Exception:  # noqa: BLE001 - closing must reach every connector
+            except Exception:
                 log.debug("closing connector %s failed", c.name, exc_info=True)
         self.store.dispose()
 

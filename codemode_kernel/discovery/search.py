@@ -15,7 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 _WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])|\d+")
-_STOP = frozenset("a an the of to for in on by with and or from my me all any some this that is are be it".split())
+_STOP = frozenset([
+    "a", "an", "the", "of", "to", "for", "in", "on", "by", "with", "and", "or", "from", "my", "me", "all", "any",
+    "some", "this", "that", "is", "are", "be", "it",
+])
 _SYNONYMS = {
     "delete": "remove", "remove": "remove", "destroy": "remove", "drop": "remove", "erase": "remove",
     "create": "add", "add": "add", "new": "add", "make": "add", "insert": "add", "post": "add",

@@ -9,6 +9,7 @@ runs on, and every later request it makes is refused).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,7 +39,10 @@ class _ThreadChannel:
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         if self.abandoned is not None:
             return {"abort": self.abandoned}
-        future = asyncio.run_coroutine_threadsafe(self.host(message), self.loop)
+        async def ask() -> dict[str, Any]:
+            return await self.host(message)
+
+        future: concurrent.futures.Future[dict[str, Any]] = asyncio.run_coroutine_threadsafe(ask(), self.loop)
         return future.result()
 
     def notify(self, message: dict[str, Any]) -> None:
@@ -72,9 +76,13 @@ class InProcessExecutor:
                 outcome = run_pass(code, namespaces, dict(inputs or {}), channel,
                                    max_output_chars=limits.max_output_chars, max_calls=limits.max_calls,
                                    max_result_chars=limits.max_result_chars)
-            except BaseException as exc:  # noqa: BLE001 - a crash of the pass is data
+            except BaseException as exc:
                 outcome = {"error": {"type": "WorkerCrashed", "message": f"{type(exc).__name__}: {exc}"}}
-            loop.call_soon_threadsafe(lambda: done.done() or done.set_result(outcome))
+            def settle() -> None:
+                if not done.done():
+                    done.set_result(outcome)
+
+            loop.call_soon_threadsafe(settle)
 
         entry = (channel, done)
         self._running.add(entry)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import base64 as _base64
 import collections as _collections
+import contextlib
 import datetime as _datetime
 import functools as _functools
 import hashlib as _hashlib
@@ -35,7 +36,6 @@ import random as _random
 import re as _re
 import statistics as _statistics
 import string as _string
-import sys
 import time as _time
 import traceback
 import uuid as _uuid
@@ -232,8 +232,8 @@ def _write_guard(ob: Any) -> Any:
 def _safe_getattr(ob: Any, name: str, *default: Any) -> Any:
     """``getattr`` for the sandbox: refuses names starting with '_' and format walkers."""
     if default:
-        return safer_getattr(ob, name, default[0])
-    return safer_getattr_raise(ob, name)
+        return safer_getattr(ob, name, default[0])  # type: ignore[no-untyped-call]
+    return safer_getattr_raise(ob, name)  # type: ignore[no-untyped-call]
 
 
 def _safe_hasattr(ob: Any, name: str) -> bool:
@@ -313,10 +313,8 @@ class _Session:
         if self.fatal is None:
             self.fatal = {"type": type_name, "message": message}
         if self.aborted is None:
-            try:
+            with contextlib.suppress(ExecutionAborted):
                 self.ask({"op": "fail", "type": type_name, "message": message})
-            except ExecutionAborted:
-                pass
             self.aborted = message
         raise ExecutionAborted(message)
 
@@ -368,6 +366,8 @@ class MethodProxy:
     """A callable standing for ``connector.method``; it holds only names."""
 
     __slots__ = ("_codemode_session", "connector", "method")
+    connector: str
+    method: str
 
     def __init__(self, session: _Session, connector: str, method: str) -> None:
         object.__setattr__(self, "_codemode_session", session)
@@ -498,7 +498,8 @@ class _PrintCollector:
         kwargs.pop("flush", None)
         sep = kwargs.get("sep", " ")
         end = kwargs.get("end", "\n")
-        self.write((" " if sep is None else str(sep)).join(str(o) for o in objects) + ("\n" if end is None else str(end)))
+        text = (" " if sep is None else str(sep)).join(str(o) for o in objects)
+        self.write(text + ("\n" if end is None else str(end)))
 
 
 class _Runner:
@@ -581,8 +582,13 @@ def run_pass(
     max_output_chars: int = 1_000_000,
     max_calls: int = 10_000,
     max_result_chars: int = 10_000_000,
+    out_of_memory_hint: str = "",
 ) -> dict[str, Any]:
-    """Run one pass and return the ``done`` message: result, error, logs, variables."""
+    """Run one pass and return the ``done`` message: result, error, logs, variables.
+
+    ``out_of_memory_hint`` is added to the message of a ``MemoryError`` (the isolated
+    worker names its address-space limit there).
+    """
     session = _Session(channel, namespaces, max_output_chars, max_calls)
     runner = _Runner(session, namespaces)
     done: dict[str, Any] = {"op": "done"}
@@ -602,8 +608,8 @@ def run_pass(
         result = _exec(code, g)
     except ExecutionAborted:
         pass
-    except BaseException as exc:  # noqa: BLE001 - everything the code raises is data
-        done["error"] = _describe_error(exc, source, g, reserved)
+    except BaseException as exc:
+        done["error"] = _describe_error(exc, source, g, reserved, out_of_memory_hint)
     if session.fatal is not None:
         done["error"] = {**session.fatal, "lineno": None, "traceback": ""}
     if "error" not in done and session.aborted is None:
@@ -625,7 +631,8 @@ def run_pass(
     return done
 
 
-def _describe_error(exc: BaseException, source: str, g: Mapping[str, Any], reserved: set[str]) -> dict[str, Any]:
+def _describe_error(exc: BaseException, source: str, g: Mapping[str, Any], reserved: set[str],
+                    out_of_memory_hint: str = "") -> dict[str, Any]:
     message = str(exc)
     type_name = type(exc).__name__
     if isinstance(exc, NameError) and getattr(exc, "name", None):
@@ -636,6 +643,8 @@ def _describe_error(exc: BaseException, source: str, g: Mapping[str, Any], reser
         message = "maximum recursion depth exceeded"
     elif isinstance(exc, MemoryError):
         type_name, message = "LimitExceeded", "the pass ran out of memory (MemoryError)"
+        if out_of_memory_hint:
+            message += "; " + out_of_memory_hint
     return {"type": type_name, "message": message, "lineno": _error_lineno(exc, CELL_FILENAME),
             "traceback": _format_traceback(exc, source)}
 

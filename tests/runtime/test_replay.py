@@ -74,7 +74,8 @@ async def test_step_runs_once_and_replays(make_runtime: RuntimeFactory) -> None:
 async def test_step_that_raises_is_not_recorded(make_runtime: RuntimeFactory) -> None:
     """A step whose function raised leaves no recorded value; the code sees the original exception."""
     rt = make_runtime([Shop()])
-    out = await rt.execute("try:\n    codemode.step('bad', lambda: 1 / 0)\nexcept ZeroDivisionError:\n    r = 'caught'\nr")
+    code = "try:\n    codemode.step('bad', lambda: 1 / 0)\nexcept ZeroDivisionError:\n    r = 'caught'\nr"
+    out = await rt.execute(code)
     assert out["result"] == "caught"
     state = await rt.execution(out["execution_id"])
     assert state is not None and state.log == []

@@ -1,0 +1,87 @@
+"""SyncRuntime: a blocking facade over CodemodeRuntime for scripts and the terminal demo.
+
+The runtime and its executor live on one private event loop in a background thread; each
+method submits a coroutine there and waits. The async API remains the contract.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine, Iterable
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from codemode_kernel.connectors.base import Connector
+from codemode_kernel.executor.base import Executor, OutputCallback
+from codemode_kernel.models import ExecutionState, PendingAction, Snippet
+from codemode_kernel.runtime import CodemodeRuntime, TransformResult
+
+T = TypeVar("T")
+
+
+class SyncRuntime:
+    """Blocking wrappers for the runtime's methods (same names and arguments)."""
+
+    def __init__(self, connectors: Iterable[Connector] = (), store: str | None = None,
+                 executor: Executor | None = None, name: str = "default", max_executions: int = 50,
+                 transform_result: TransformResult | None = None) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="codemode-sync", daemon=True)
+        self._thread.start()
+
+        async def build() -> CodemodeRuntime:
+            return CodemodeRuntime(connectors, store=store, executor=executor, name=name,
+                                   max_executions=max_executions, transform_result=transform_result)
+
+        self.runtime = self._run(build())
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def execute(self, code: str, *, on_output: OutputCallback | None = None) -> dict[str, Any]:
+        return self._run(self.runtime.execute(code, on_output=on_output))
+
+    def approve(self, execution_id: str, *, on_output: OutputCallback | None = None) -> dict[str, Any]:
+        return self._run(self.runtime.approve(execution_id, on_output=on_output))
+
+    def reject(self, execution_id: str, seq: int | None = None) -> bool:
+        return self._run(self.runtime.reject(execution_id, seq))
+
+    def rollback(self, execution_id: str) -> None:
+        self._run(self.runtime.rollback(execution_id))
+
+    def pending(self, execution_id: str | None = None) -> list[PendingAction]:
+        return self._run(self.runtime.pending(execution_id))
+
+    def execution(self, execution_id: str) -> ExecutionState | None:
+        return self._run(self.runtime.execution(execution_id))
+
+    def executions(self, limit: int | None = None) -> list[ExecutionState]:
+        return self._run(self.runtime.executions(limit))
+
+    def expire_paused(self, max_age: timedelta = timedelta(hours=24)) -> list[str]:
+        return self._run(self.runtime.expire_paused(max_age))
+
+    def save_snippet(self, name: str, *, execution_id: str, description: str = "",
+                     input_schema: Any = None) -> Snippet:
+        return self._run(self.runtime.save_snippet(name, execution_id=execution_id, description=description,
+                                                   input_schema=input_schema))
+
+    def snippets(self) -> list[Snippet]:
+        return self._run(self.runtime.snippets())
+
+    def close(self) -> None:
+        """Close the runtime and stop the background loop."""
+        if not self._loop.is_running():
+            return
+        self._run(self.runtime.aclose())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+        self._loop.close()
+
+    def __enter__(self) -> SyncRuntime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

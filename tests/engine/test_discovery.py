@@ -1,0 +1,96 @@
+"""Discovery: natural-language search, targeted describe, and the model-facing tool."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import pytest
+
+from codemode_kernel import CodemodeRuntime, Connector, InProcessExecutor, Tool, tool
+from tests.support import Shop, echo
+
+pytestmark = pytest.mark.anyio
+
+
+class Github(Connector):
+    name = "github"
+    instructions = "GitHub: repositories, issues and pull requests."
+
+    def __init__(self, extra: int = 0) -> None:
+        self.extra = extra
+
+    def tools(self) -> dict[str, Tool]:
+        schema: dict[str, Any] = {"type": "object", "properties": {
+            "owner": {"type": "string"}, "repo": {"type": "string"},
+            "state": {"type": "string", "enum": ["open", "closed"]}}, "required": ["owner", "repo"]}
+        out = {
+            "list_pull_requests": tool(echo, description="List pull requests in a repository.", input_schema=schema),
+            "create_issue": tool(echo, description="Create an issue.", input_schema=schema, requires_approval=True),
+            "get_repository": tool(echo, description="Get a repository.", input_schema=schema),
+            "delete_branch": tool(echo, description="Delete a branch.", input_schema=schema),
+        }
+        for i in range(self.extra):
+            out[f"generated_operation_{i}"] = tool(echo, description=f"Generated operation number {i}.")
+        return out
+
+
+def runtime(*connectors: Connector) -> CodemodeRuntime:
+    return CodemodeRuntime(list(connectors), store="sqlite://", executor=InProcessExecutor())
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("open pull requests", "github.list_pull_requests"),
+    ("delete a branch", "github.delete_branch"),
+    ("remove an item", "shop.delete_item"),
+    ("fetch one item by its id", "shop.get_item"),
+    ("new issue", "github.create_issue"),
+])
+async def test_natural_language_queries(query: str, expected: str) -> None:
+    """Natural-language queries rank the intended method first."""
+    async with runtime(Github(), Shop()) as rt:
+        out = await rt.search(query)
+        assert out.results[0].path == expected
+        assert out.results[0].kind == "method"
+
+
+async def test_search_reports_total_and_truncation() -> None:
+    """Search returns at most 10 results and says how many matched."""
+    async with runtime(Github(extra=30)) as rt:
+        out = await rt.search("generated operation")
+        assert len(out.results) == 10 and out.total == 30 and out.truncated is True
+        assert out.results[0].requires_approval is False
+        inside = await rt.execute("r = codemode.search('create issue')\n[r['total'], r['results'][0]['path']]")
+        assert inside["result"][1] == "github.create_issue"
+
+
+async def test_describe_method_is_valid_targeted_python() -> None:
+    """describe('conn.method') returns valid Python for that method only."""
+    async with runtime(Github(extra=5), Shop()) as rt:
+        out = await rt.describe("github.create_issue")
+        ast.parse(out.types)
+        assert out.kind == "method" and out.requires_approval is True
+        assert "def create_issue(" in out.types and "generated_operation" not in out.types
+        conn = await rt.describe("github")
+        ast.parse(conn.types)
+        assert conn.kind == "connector" and "list_pull_requests" in conn.types
+        with pytest.raises(LookupError, match=r"codemode\.search"):
+            await rt.describe("github.nothing")
+        inside = await rt.execute("try:\n    codemode.describe('nope')\nexcept LookupError as e:\n    m = str(e)\nm")
+        assert "nope" in inside["result"]
+
+
+async def test_tool_description_does_not_grow_with_methods() -> None:
+    """The model-facing tool lists connector names and hints, never methods."""
+    async with runtime(Github(extra=0)) as small, runtime(Github(extra=500)) as big:
+        a, b = small.tool(), big.tool(connector_hints={"github": "code hosting"})
+        assert a.name == "codemode"
+        assert "github" in a.description and "list_pull_requests" not in a.description
+        assert len(b.description) - len(a.description) < 40
+        assert "code hosting" in b.description
+        assert a.input_schema == {"type": "object", "properties": {"code": {
+            "type": "string", "description": "Python source; the last expression is the result."}},
+            "required": ["code"], "additionalProperties": False}
+        assert "async" in a.description and "'_'" in a.description
+        out = await a("sum([1, 2])")
+        assert out["status"] == "completed" and out["result"] == 3

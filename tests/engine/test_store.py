@@ -1,0 +1,62 @@
+"""The store: a private SQLite file in WAL mode, any SQLAlchemy URL, PostgreSQL when available."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+
+from codemode_kernel import CodemodeRuntime, InProcessExecutor
+from codemode_kernel.journal import JournalStore
+from tests.support import Shop
+
+pytestmark = pytest.mark.anyio
+
+
+def test_sqlite_file_is_private_and_in_wal_mode(tmp_path: Path) -> None:
+    """The default SQLite file is readable by its owner only and uses WAL."""
+    path = tmp_path / "sub" / "nb.codemode.db"
+    store = JournalStore(f"sqlite:///{path}")
+    with store.session() as conn:
+        store.insert_execution(conn, "default", "x", "1", [], {}, {})
+    store.dispose()
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        version = db.execute("SELECT value FROM codemode_meta WHERE key='schema_version'").fetchone()[0]
+    assert version == "1"
+
+
+async def test_in_memory_url_works() -> None:
+    """Any SQLAlchemy URL is accepted, including an in-memory SQLite database."""
+    async with CodemodeRuntime([Shop()], store="sqlite://", executor=InProcessExecutor()) as rt:
+        paused = await rt.execute("shop.create_item(title='x')")
+        assert (await rt.approve(paused["execution_id"]))["status"] == "completed"
+
+
+async def test_postgresql_store() -> None:
+    """The journal works on PostgreSQL: pause, approve once across two runtimes, rollback."""
+    url = os.environ.get("CODEMODE_TEST_POSTGRES_URL")
+    if not url:
+        pytest.skip("CODEMODE_TEST_POSTGRES_URL is not set (make test starts PostgreSQL and sets it)")
+    import asyncio
+    import uuid
+
+    name = f"pg-{uuid.uuid4().hex[:8]}"
+    shop = Shop()
+    a = CodemodeRuntime([shop], store=url, executor=InProcessExecutor(), name=name)
+    b = CodemodeRuntime([shop], store=url, executor=InProcessExecutor(), name=name)
+    try:
+        paused = await a.execute("shop.list_items()\nshop.create_item(title='pg')")
+        outs = await asyncio.gather(a.approve(paused["execution_id"]), b.approve(paused["execution_id"]))
+        assert sorted(o["status"] for o in outs) == ["completed", "error"]
+        assert shop.calls["create_item"] == 1
+        await b.rollback(paused["execution_id"])
+        state = await a.execution(paused["execution_id"])
+        assert state is not None and state.status == "rolled_back"
+    finally:
+        await a.aclose()
+        await b.aclose()
