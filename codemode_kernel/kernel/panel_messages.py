@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from codemode_kernel.errors import PanelRequestError
+from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, PendingAction, Snippet, ToolLogEntry
 
 TARGET_NAME: Final = "codemode.panel"
 PROTOCOL_VERSION: Final = 1
@@ -200,3 +201,89 @@ def first_line(code: str) -> str:
         if line.strip():
             return line.rstrip() if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + _ELLIPSIS
     return ""
+
+
+# -- runtime records → panel messages ---------------------------------------------------------
+# The records' to_dict() gives codec-encoded values (bytes, tuples and datetimes stay tagged);
+# the panel shows those as JSON, which is what the journal holds.
+
+MAX_LOG_LINES: Final = 200
+
+
+def execution_summary(state: ExecutionState) -> dict[str, Any]:
+    """One row of the execution list."""
+    calls = [e for e in state.log if e.connector != STEP_CONNECTOR]
+    return {
+        "id": state.id,
+        "status": state.status,
+        "first_line": first_line(state.code),
+        "created_at": state.created_at,
+        "updated_at": state.updated_at,
+        "passes": state.passes,
+        "calls": len(calls),
+        "pending": sum(1 for e in state.log if e.state == "pending"),
+        "revertible": sum(1 for e in calls if e.state == "applied"),
+        "error": state.error,
+        "error_type": state.error_type,
+        "connectors": list(state.connectors),
+    }
+
+
+def execution_detail(state: ExecutionState) -> dict[str, Any]:
+    """An execution with its code, outcome and journal (values abbreviated)."""
+    data = state.to_dict()
+    logs = list(state.logs)
+    return {
+        **execution_summary(state),
+        "code": state.code,
+        "result": abbreviate(data["result"]) if state.status in ("completed", "rolled_back") else None,
+        "logs": logs[-MAX_LOG_LINES:],
+        "logs_omitted": max(0, len(logs) - MAX_LOG_LINES),
+        "entries": [journal_entry(e) for e in state.log],
+    }
+
+
+def journal_entry(entry: ToolLogEntry) -> dict[str, Any]:
+    """One step of the journal timeline."""
+    data = entry.to_dict()
+    has_result = entry.state in ("applied", "reverted") and not entry.ephemeral
+    return {
+        "seq": entry.seq,
+        "connector": entry.connector,
+        "method": entry.method,
+        "path": entry.path,
+        "step": entry.connector == STEP_CONNECTOR,
+        "args": abbreviate(data["args"]),
+        "result": abbreviate(data["result"]) if has_result else None,
+        "state": entry.state,
+        "error": entry.error,
+        "pass_number": entry.pass_number,
+        "requires_approval": entry.requires_approval,
+        "ephemeral": entry.ephemeral,
+        "created_at": entry.created_at,
+        "updated_at": entry.updated_at,
+    }
+
+
+def pending_action(action: PendingAction) -> dict[str, Any]:
+    return {
+        "execution_id": action.execution_id,
+        "seq": action.seq,
+        "connector": action.connector,
+        "method": action.method,
+        "path": f"{action.connector}.{action.method}",
+        "args": abbreviate(action.to_dict()["args"]),
+    }
+
+
+def snippet_info(snippet: Snippet) -> dict[str, Any]:
+    data = snippet.to_dict()
+    return {
+        "name": snippet.name,
+        "description": snippet.description,
+        "connectors": list(snippet.connectors),
+        "code": abbreviate(snippet.code),
+        "saved_at": snippet.saved_at,
+        "execution_id": snippet.execution_id,
+        "input_schema": abbreviate(data["input_schema"]) if snippet.input_schema is not None else None,
+    }
