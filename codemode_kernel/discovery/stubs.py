@@ -1,36 +1,516 @@
 """JSON Schema → Python declarations (keyword signatures, TypedDicts, docstrings).
 
-First version: primitive types, arrays and objects; everything else is ``Any``.
+``describe()`` shows a model (or a person) how to call a method as Python source. The
+source must always be valid Python, whatever the schema holds, and must say what the
+schema says:
+
+- required keys are plain fields, optional ones ``NotRequired[...]``; optional keyword
+  parameters get their JSON Schema ``default`` (or ``...`` when there is none, never
+  ``None``: sending ``null`` is not the same as leaving a key out);
+- ``enum``/``const`` become ``Literal[...]``; ``nullable`` and ``type: [..., "null"]``
+  add ``| None``; ``anyOf``/``oneOf`` become unions; ``allOf`` is merged into one object;
+- objects with properties become named ``TypedDict`` classes (the functional syntax when a
+  key is not an identifier); objects without properties become ``dict[str, T]``;
+  arrays become ``list[T]`` and ``prefixItems`` tuples ``tuple[A, B]``;
+- ``$ref`` into ``#/definitions``, ``#/$defs`` or ``#/components/...`` (any local JSON
+  pointer) becomes a named declaration, emitted once; cycles refer to the name, and a depth
+  and a size budget keep huge schemas (GitHub's) bounded;
+- descriptions become docstrings (escaped: newlines, quotes, ``\"\"\"``, backslashes and
+  control characters are all safe), with formats and constraints noted.
+
+Anything the generator does not understand becomes ``Any``: it never raises on a schema.
+
+Rejected designs: emitting ``Optional[T] = None`` for optional parameters (it invites
+sending ``null``, which many APIs reject); quoting every forward reference instead of
+``from __future__ import annotations`` (``"A" | None`` is a runtime error); inlining every
+``$ref`` (recursive schemas never end, and GitHub's would print megabytes).
 """
 
 from __future__ import annotations
 
 import keyword
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
+
+from codemode_kernel.discovery.stub_text import (
+    comment,
+    docstring,
+    field_doc,
+    is_identifier,
+    literal_value,
+    no_surrogates,
+    notes,
+    one_line,
+    pascal,
+    simple_default,
+)
+
+__all__ = ["connector_stub", "method_stub", "type_declarations"]
 
 _PRIMS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
+_TYPING_NAMES = ("Any", "Literal", "Never", "NotRequired", "TypeAlias", "TypedDict")
+_RESERVED = frozenset(
+    {*_TYPING_NAMES, "str", "int", "float", "bool", "None", "list", "dict", "tuple", "bytes", "object", "type"}
+)
+# Keywords that only annotate (they do not change the Python type); a schema made of these
+# alone accepts anything.
+_ANNOTATION_KEYS = frozenset(
+    {"description", "title", "default", "examples", "example", "deprecated", "readOnly", "writeOnly",
+     "$comment", "$schema", "$id", "$anchor", "externalDocs", "xml", "discriminator"}
+)
+_MAX_DEPTH = 24
+_MAX_LITERALS = 60
 
 
-def _type(schema: Any) -> str:
-    if not isinstance(schema, Mapping):
+# -- the generator ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Definition:
+    name: str
+    source: str = ""
+
+
+@dataclass
+class _Builder:
+    """Builds the declarations one stub needs; ``root`` is the document ``$ref``s point into."""
+
+    root: Any
+    max_definitions: int = 60
+    definitions: list[_Definition] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    used_names: set[str] = field(default_factory=set)
+    ref_names: dict[str, str] = field(default_factory=dict)
+    in_progress: set[str] = field(default_factory=set)
+    forward_hit: bool = False
+    budget_noted: bool = False
+
+    # names -----------------------------------------------------------------------------------
+
+    def fresh_name(self, hint: str) -> str:
+        base = pascal(hint)
+        if base in _RESERVED or keyword.iskeyword(base):
+            base += "Type"
+        name = base
+        n = 2
+        while name in self.used_names:
+            name = f"{base}{n}"
+            n += 1
+        self.used_names.add(name)
+        return name
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def budget_left(self) -> bool:
+        if len(self.used_names) < self.max_definitions:
+            return True
+        if not self.budget_noted:
+            self.budget_noted = True
+            self.note(f"more than {self.max_definitions} nested types: deeper objects are shown as dict[str, Any]")
+        return False
+
+    # references ------------------------------------------------------------------------------
+
+    def resolve(self, ref: str) -> tuple[bool, Any]:
+        if not ref.startswith("#"):
+            return False, None
+        pointer = unquote(ref[1:])
+        node: Any = self.root
+        if pointer in ("", "/"):
+            return True, node
+        if not pointer.startswith("/"):
+            return False, None
+        for raw in pointer[1:].split("/"):
+            token = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, Mapping) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return False, None
+        return True, node
+
+    def ref_annotation(self, ref: Any, depth: int) -> str:
+        if not isinstance(ref, str):
+            return "Any"
+        if ref in self.ref_names:
+            if ref in self.in_progress:
+                self.forward_hit = True
+            return self.ref_names[ref]
+        found, target = self.resolve(ref)
+        if not found:
+            self.note(f"$ref {ref!r} could not be resolved; it is typed as Any")
+            return "Any"
+        if not self.budget_left():
+            return "dict[str, Any]" if _looks_like_object(target) else "Any"
+        segment = ref.rstrip("/").rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        hint = segment or "Root"
+        name = self.fresh_name(unquote(hint))
+        self.ref_names[ref] = name
+        self.in_progress.add(ref)
+        try:
+            if _looks_like_object(target) and _object_properties(target):
+                self.emit_typeddict(name, target, depth + 1)
+            else:
+                self.emit_alias(name, target, depth + 1)
+        finally:
+            self.in_progress.discard(ref)
+        return name
+
+    def field_doc(self, schema: Any) -> str:
+        """:func:`field_doc`, following a ``$ref`` for the description when the field has none."""
+        doc = field_doc(schema)
+        if not doc and isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
+            found, target = self.resolve(schema["$ref"])
+            if found and isinstance(target, Mapping):
+                description = target.get("description")
+                if isinstance(description, str):
+                    return description.strip()
+        return doc
+
+    # declarations ----------------------------------------------------------------------------
+
+    def emit_alias(self, name: str, schema: Any, depth: int) -> None:
+        slot = _Definition(name)
+        saved = self.forward_hit
+        self.forward_hit = False
+        expr = self.annotation(schema, name, depth)
+        forward = self.forward_hit
+        self.forward_hit = saved or forward
+        # An alias is evaluated when the module runs: a reference to a declaration that is
+        # not finished yet (a cycle) must stay a string.
+        value = repr(expr) if forward else expr
+        text = f"{name}: TypeAlias = {value}\n"
+        doc = field_doc(schema)
+        if doc:
+            text += docstring(doc, "")
+        slot.source = text
+        self.definitions.append(slot)
+
+    def emit_typeddict(self, name: str, schema: Mapping[str, Any], depth: int) -> None:
+        props, required, extra = _object_properties(schema), _required(schema), _extra_items(schema)
+        fields: list[tuple[str, str, str]] = []
+        saved = self.forward_hit
+        self.forward_hit = False
+        for key, sub in props.items():
+            ann = self.annotation(sub, f"{name} {key}", depth + 1)
+            if key not in required:
+                ann = f"NotRequired[{ann}]"
+            fields.append((key, ann, self.field_doc(sub)))
+        forward = self.forward_hit
+        self.forward_hit = saved or forward
+        doc_parts: list[str] = []
+        description = schema.get("description")
+        if isinstance(description, str) and description.strip():
+            doc_parts.append(description.strip())
+        if extra is not None:
+            doc_parts.append(f"Other keys are allowed too (values: {extra}).")
+        doc_parts.extend(n for n in notes(schema) if not n.startswith("Default"))
+        if all(is_identifier(key) for key in props):
+            lines = [f"class {name}(TypedDict):\n"]
+            if doc_parts:
+                lines.append(docstring("\n\n".join(doc_parts), "    "))
+            for key, ann, fdoc in fields:
+                lines.append(f"    {key}: {ann}\n")
+                if fdoc:
+                    lines.append(docstring(fdoc, "    "))
+            if not fields and not doc_parts:
+                lines.append("    pass\n")
+            source = "".join(lines)
+        else:
+            # Keys that are not identifiers need the functional syntax, which evaluates its
+            # annotations at once: forward references stay strings.
+            comments = [f"# {name}: {comment(' '.join(doc_parts))}\n"] if doc_parts else []
+            comments += [f"#   {key!r}: {comment(fdoc)}\n" for key, _ann, fdoc in fields if fdoc]
+            items = ", ".join(f"{_py_str(key)}: {repr(ann) if forward else ann}" for key, ann, _ in fields)
+            source = "".join(comments) + f"{name} = TypedDict({name!r}, {{{items}}})\n"
+        self.definitions.append(_Definition(name, source))
+
+    # annotations -----------------------------------------------------------------------------
+
+    def annotation(self, schema: Any, hint: str, depth: int) -> str:
+        """The Python type expression for ``schema``; may add declarations."""
+        if schema is True or schema is None:
+            return "Any"
+        if schema is False:
+            return "Never"
+        if not isinstance(schema, Mapping):
+            self.note(f"a schema of type {type(schema).__name__} was not understood; it is typed as Any")
+            return "Any"
+        if depth > _MAX_DEPTH:
+            return "Any"
+        nullable = schema.get("nullable") is True
+        expr = self._annotation(schema, hint, depth)
+        return _union([expr, "None"]) if nullable else expr
+
+    def _annotation(self, schema: Mapping[str, Any], hint: str, depth: int) -> str:
+        if "$ref" in schema:
+            rest = {k: v for k, v in schema.items() if k not in _ANNOTATION_KEYS and k not in ("$ref", "nullable")}
+            if not rest:
+                return self.ref_annotation(schema["$ref"], depth)
+            return self.annotation({"allOf": [{"$ref": schema["$ref"]}, rest]}, hint, depth + 1)
+        if isinstance(schema.get("allOf"), list):
+            merged = _merge_all_of(self, schema, set())
+            return self.annotation(merged, hint, depth + 1)
+        for key in ("anyOf", "oneOf"):
+            options = schema.get(key)
+            if isinstance(options, list) and options:
+                base = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+                if not any(_has_type_info(o) for o in options):
+                    return self.annotation(base, hint, depth + 1)
+                parts: list[str] = []
+                base_typed = _has_type_info(base)
+                for i, option in enumerate(options):
+                    sub = {"allOf": [base, option]} if base_typed and isinstance(option, Mapping) else option
+                    parts.append(self.annotation(sub, f"{hint} {_option_hint(option, i)}", depth + 1))
+                return _union(parts)
+        if "const" in schema:
+            literal = literal_value(schema["const"])
+            return f"Literal[{literal}]" if literal is not None else _value_type(schema["const"])
+        enum = schema.get("enum")
+        if isinstance(enum, list) and enum:
+            literals = [literal_value(v) for v in enum]
+            if all(lit is not None for lit in literals) and len(enum) <= _MAX_LITERALS:
+                non_null = [lit for lit in literals if lit is not None and lit != "None"]
+                parts = [f"Literal[{', '.join(dict.fromkeys(non_null))}]"] if non_null else []
+                if len(non_null) < len(literals):
+                    parts.append("None")
+                return _union(parts)
+            return _union([_value_type(v) for v in enum])
+        types = _types_of(schema)
+        if not types:
+            return "Any"
+        return _union([self._typed(schema, t, hint, depth) for t in types])
+
+    def _typed(self, schema: Mapping[str, Any], t: str, hint: str, depth: int) -> str:
+        if t in _PRIMS:
+            return _PRIMS[t]
+        if t == "array":
+            return self._array(schema, hint, depth)
+        if t == "object":
+            return self._object(schema, hint, depth)
+        self.note(f"type {t!r} is not a JSON Schema type; it is typed as Any")
         return "Any"
+
+    def _array(self, schema: Mapping[str, Any], hint: str, depth: int) -> str:
+        prefix = schema.get("prefixItems")
+        items = schema.get("items")
+        if not isinstance(prefix, list) and isinstance(items, list):
+            prefix, items = items, schema.get("additionalItems", True)  # draft 4-2019 tuple form
+        if isinstance(prefix, list) and prefix:
+            parts = [self.annotation(p, f"{hint} item{i}", depth + 1) for i, p in enumerate(prefix)]
+            max_items = schema.get("maxItems")
+            closed = items is False or (isinstance(max_items, int) and max_items <= len(prefix))
+            if not closed:
+                rest = "Any" if items is None or items is True else self.annotation(items, f"{hint} item", depth + 1)
+                parts.append(f"*tuple[{rest}, ...]")
+            return f"tuple[{', '.join(parts)}]"
+        if items is None or items is True or isinstance(items, list):
+            return "list[Any]"
+        return f"list[{self.annotation(items, f'{hint} item', depth + 1)}]"
+
+    def _object(self, schema: Mapping[str, Any], hint: str, depth: int) -> str:
+        props = _object_properties(schema)
+        if not props:
+            extra = schema.get("additionalProperties")
+            if isinstance(extra, Mapping) and extra:
+                return f"dict[str, {self.annotation(extra, f'{hint} value', depth + 1)}]"
+            patterns = schema.get("patternProperties")
+            if isinstance(patterns, Mapping) and len(patterns) == 1:
+                only = next(iter(patterns.values()))
+                return f"dict[str, {self.annotation(only, f'{hint} value', depth + 1)}]"
+            return "dict[str, Any]"
+        if not self.budget_left():
+            return "dict[str, Any]"
+        title = schema.get("title")
+        use_title = isinstance(title, str) and title.strip() and " " not in title.strip()
+        name = self.fresh_name(title if use_title else hint)  # type: ignore[arg-type]
+        self.emit_typeddict(name, schema, depth + 1)
+        return name
+
+    def extra_items(self, schema: Mapping[str, Any], depth: int) -> str | None:
+        extra = schema.get("additionalProperties")
+        if extra is True or (isinstance(extra, Mapping) and not extra):
+            return "Any"
+        if isinstance(extra, Mapping):
+            return self.annotation(extra, "Extra", depth + 1)
+        return None
+
+
+def _py_str(text: str) -> str:
+    return repr(no_surrogates(text))
+
+
+def _looks_like_object(schema: Any) -> bool:
+    if not isinstance(schema, Mapping):
+        return False
     t = schema.get("type")
-    if isinstance(t, str) and t in _PRIMS:
-        return _PRIMS[t]
-    if t == "array":
-        return f"list[{_type(schema.get('items'))}]"
-    if t == "object":
+    return t == "object" or (t is None and isinstance(schema.get("properties"), Mapping))
+
+
+def _object_properties(schema: Mapping[str, Any]) -> dict[str, Any]:
+    props = schema.get("properties")
+    if not isinstance(props, Mapping):
+        return {}
+    return {str(k): v for k, v in props.items()}
+
+
+def _required(schema: Mapping[str, Any]) -> set[str]:
+    required = schema.get("required")
+    if isinstance(required, list):
+        return {r for r in required if isinstance(r, str)}
+    return set()
+
+
+def _extra_items(schema: Mapping[str, Any]) -> str | None:
+    extra = schema.get("additionalProperties")
+    if extra is True or (isinstance(extra, Mapping) and not extra):
+        return "any"
+    if isinstance(extra, Mapping):
+        types = _types_of(extra)
+        return " or ".join(types) if types else "any"
+    return None
+
+
+def _types_of(schema: Mapping[str, Any]) -> list[str]:
+    t = schema.get("type")
+    if isinstance(t, str):
+        return [t]
+    if isinstance(t, list):
+        return list(dict.fromkeys(x for x in t if isinstance(x, str)))
+    # No "type": infer from the keywords present.
+    if any(k in schema for k in ("properties", "additionalProperties", "patternProperties", "required")):
+        return ["object"]
+    if any(k in schema for k in ("items", "prefixItems")):
+        return ["array"]
+    if any(k in schema for k in ("minLength", "maxLength", "pattern")):
+        return ["string"]
+    return []
+
+
+def _has_type_info(schema: Any) -> bool:
+    if not isinstance(schema, Mapping):
+        return schema is False
+    keys = set(schema) - _ANNOTATION_KEYS - {"required", "not", "nullable"}
+    return bool(keys)
+
+
+def _option_hint(option: Any, index: int) -> str:
+    if isinstance(option, Mapping):
+        title = option.get("title")
+        if isinstance(title, str) and title.strip():
+            return title
+        ref = option.get("$ref")
+        if isinstance(ref, str):
+            return ref.rsplit("/", 1)[-1]
+    return f"option{index + 1}"
+
+
+def _value_type(value: Any) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, list):
+        return "list[Any]"
+    if isinstance(value, dict):
         return "dict[str, Any]"
     return "Any"
 
 
-def _doc(text: str, indent: str) -> str:
-    body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip() or "(no description)"
-    lines = body.splitlines()
-    if len(lines) == 1:
-        return f'{indent}"""{lines[0]}"""\n'
-    return f'{indent}"""' + lines[0] + "\n" + "\n".join(indent + ln for ln in lines[1:]) + f'\n{indent}"""\n'
+def _union(parts: Sequence[str]) -> str:
+    unique = list(dict.fromkeys(p for p in parts if p))
+    if not unique or "Any" in unique:
+        return "Any"
+    if len(unique) > 1 and "Never" in unique:
+        unique.remove("Never")
+    # None last reads best: ``str | None``.
+    if "None" in unique and len(unique) > 1:
+        unique.remove("None")
+        unique.append("None")
+    return " | ".join(unique)
+
+
+def _merge_all_of(builder: _Builder, schema: Mapping[str, Any], seen: set[str]) -> dict[str, Any]:
+    """One schema equivalent to ``allOf`` for declaration purposes (keys merged, types intersected)."""
+    out: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+    parts = schema.get("allOf") or []
+    for part in parts:
+        if isinstance(part, Mapping) and "$ref" in part:
+            ref = part["$ref"]
+            if not isinstance(ref, str) or ref in seen:
+                continue
+            found, target = builder.resolve(ref)
+            if not found:
+                builder.note(f"$ref {ref!r} could not be resolved; it is typed as Any")
+                continue
+            extra = {k: v for k, v in part.items() if k != "$ref"}
+            part = {**target, **extra} if isinstance(target, Mapping) else extra
+            seen = seen | {ref}
+        if not isinstance(part, Mapping):
+            continue
+        if isinstance(part.get("allOf"), list):
+            part = _merge_all_of(builder, part, seen)
+        for key, value in part.items():
+            if key == "properties" and isinstance(value, Mapping):
+                props = dict(out.get("properties") or {})
+                for pname, pschema in value.items():
+                    props[pname] = {"allOf": [props[pname], pschema]} if pname in props else pschema
+                out["properties"] = props
+            elif key == "required" and isinstance(value, list):
+                out["required"] = list(dict.fromkeys([*(out.get("required") or []), *value]))
+            elif key == "type":
+                mine = out.get("type")
+                if mine is None:
+                    out["type"] = value
+                else:
+                    a = {mine} if isinstance(mine, str) else set(mine) if isinstance(mine, list) else set()
+                    b = {value} if isinstance(value, str) else set(value) if isinstance(value, list) else set()
+                    common = [t for t in ("object", "array", "string", "integer", "number", "boolean", "null")
+                              if t in a and t in b]
+                    if ("integer" in a and "number" in b) or ("number" in a and "integer" in b):
+                        common.append("integer")
+                    out["type"] = common[0] if len(common) == 1 else (common or mine)
+            elif key in ("description", "title"):
+                out.setdefault(key, value)
+            else:
+                out.setdefault(key, value)
+    if "type" not in out and isinstance(out.get("properties"), Mapping):
+        out["type"] = "object"
+    return out
+
+
+# -- public functions ---------------------------------------------------------------------------
+
+
+def _imports(body: str) -> str:
+    used = [n for n in _TYPING_NAMES if re.search(rf"\b{n}\b", body)]
+    head = "from __future__ import annotations\n\n"
+    if used:
+        head += f"from typing import {', '.join(used)}\n"
+    return head
+
+
+def _function_name(name: str) -> tuple[str, str | None]:
+    """A valid function name for ``name`` (``github.list_repos`` → ``list_repos``), and the full path."""
+    last = name.rsplit(".", 1)[-1]
+    ident = re.sub(r"[^0-9A-Za-z_]+", "_", last).strip("_") or "method"
+    if ident[0].isdigit():
+        ident = "m_" + ident
+    if keyword.iskeyword(ident) or keyword.issoftkeyword(ident):
+        ident += "_"
+    return ident, (name if name != ident else None)
 
 
 def method_stub(
@@ -40,29 +520,132 @@ def method_stub(
     input_schema: Mapping[str, Any] | None,
     output_schema: Mapping[str, Any] | None = None,
     requires_approval: bool = False,
+    root: Mapping[str, Any] | None = None,
+    max_definitions: int = 60,
 ) -> str:
-    """Python declarations for calling one method with keyword arguments."""
-    props = (input_schema or {}).get("properties") or {}
-    required = set((input_schema or {}).get("required") or [])
+    """Python declarations for calling one method: TypedDicts, then a keyword signature.
+
+    ``root`` is the document ``$ref``s resolve against (default: the input schema for the
+    arguments and the output schema for the result, so ``#/$defs/...`` inside each works).
+    The output is always valid Python.
+    """
+    func, path = _function_name(name)
+    schema: Any = input_schema if input_schema is not None else {"type": "object", "properties": {}}
+    builder = _Builder(root=root if root is not None else schema, max_definitions=max_definitions)
+    builder.used_names.add(func)
+    base_name = pascal(func)
+
     params: list[str] = []
-    for pname, pschema in props.items():
-        if not pname.isidentifier() or keyword.iskeyword(pname):
+    arg_docs: list[str] = []
+    call_note = ""
+    resolved = _resolve_top(builder, schema)
+    props = _object_properties(resolved) if isinstance(resolved, Mapping) else {}
+    required = _required(resolved) if isinstance(resolved, Mapping) else set()
+    keyword_style = (isinstance(resolved, Mapping) and _looks_like_object(resolved)
+                     and all(is_identifier(k) for k in props))
+    if keyword_style and props:
+        req_params: list[str] = []
+        opt_params: list[str] = []
+        for key, sub in props.items():
+            ann = builder.annotation(sub, f"{base_name} {key}", 1)
+            if key in required:
+                req_params.append(f"{key}: {ann}")
+            else:
+                default = simple_default(sub.get("default")) if isinstance(sub, Mapping) and "default" in sub else None
+                opt_params.append(f"{key}: {ann} = {default if default is not None else '...'}")
+            doc = builder.field_doc(sub)
+            flag = "" if key in required else " (optional)"
+            arg_docs.append(f"{key}{flag}: {doc}" if doc else f"{key}{flag}")
+        extra = builder.extra_items(resolved, 1)
+        params = ["*", *req_params, *opt_params]
+        if extra is not None:
+            rest = "kwargs"
+            while rest in props:
+                rest = "more_" + rest
+            params.append(f"**{rest}: {extra}")
+    elif keyword_style and not props:
+        extra = builder.extra_items(resolved, 1) if isinstance(resolved, Mapping) else None
+        if extra is not None:
+            params = [f"**kwargs: {extra}"]
+    else:
+        ann = builder.annotation(schema, f"{base_name} Input", 1)
+        params = [f"args: {ann}", "/"]
+        call_note = (f"Call it with one dict argument, e.g. {path or func}({{...}}): "
+                     "some argument names are not Python identifiers.")
+
+    builder.root = output_schema if root is None else root
+    returns = builder.annotation(output_schema, f"{base_name} Result", 1) if output_schema is not None else "Any"
+
+    doc_parts = [description.strip() or "(no description)"]
+    if call_note:
+        doc_parts.append(call_note)
+    if arg_docs:
+        doc_parts.append("Args:\n" + "\n".join("    " + one_line(d, 400) for d in arg_docs))
+    if isinstance(output_schema, Mapping):
+        out_doc = field_doc(output_schema)
+        if out_doc:
+            doc_parts.append("Returns:\n    " + one_line(out_doc, 400))
+    if requires_approval:
+        doc_parts.append("Requires human approval: the pass pauses at this call until it is approved.")
+
+    body_parts = [d.source for d in builder.definitions]
+    head_comments = "".join(f"# note: {comment(n)}\n" for n in builder.notes)
+    if path:
+        head_comments = f"# {comment(path)}\n" + head_comments
+    joined = ", ".join(params)
+    if len(joined) + len(func) + len(returns) > 90:
+        joined = "\n" + "".join(f"    {p},\n" for p in params)
+    signature = f"def {func}({joined}) -> {returns}:\n" + docstring("\n\n".join(doc_parts), "    ")
+    signature += "    ...\n"
+    body = "\n\n".join([*body_parts, head_comments + signature])
+    return _imports(body) + "\n\n" + body
+
+
+def type_declarations(schema: Any, name: str, *, root: Mapping[str, Any] | None = None,
+                      max_definitions: int = 60) -> str:
+    """Declarations for one schema as a named type (``name``), e.g. a snippet's input."""
+    builder = _Builder(root=root if root is not None else schema, max_definitions=max_definitions)
+    alias = builder.fresh_name(name)
+    if _looks_like_object(schema) and isinstance(schema, Mapping) and _object_properties(schema):
+        builder.emit_typeddict(alias, schema, 1)
+    else:
+        builder.emit_alias(alias, schema, 1)
+    notes = "".join(f"# note: {comment(n)}\n" for n in builder.notes)
+    body = notes + "\n\n".join(d.source for d in builder.definitions)
+    return _imports(body) + "\n\n" + body
+
+
+def _resolve_top(builder: _Builder, schema: Any) -> Any:
+    """The top-level input schema with a top-level ``$ref``/``allOf`` flattened."""
+    for _ in range(8):
+        if not isinstance(schema, Mapping):
+            return schema
+        if "$ref" in schema and isinstance(schema["$ref"], str):
+            found, target = builder.resolve(schema["$ref"])
+            if not found:
+                return schema
+            schema = target
             continue
-        ann = _type(pschema)
-        params.append(f"{pname}: {ann}" if pname in required else f"{pname}: {ann} | None = None")
-    params.sort(key=lambda p: "=" in p)
-    sig = ", ".join(["*", *params]) if params else ""
-    doc = description + ("\n\nRequires human approval: the pass pauses until it is approved." if requires_approval else "")
-    return f"from typing import Any\n\n\ndef {name}({sig}) -> {_type(output_schema)}:\n{_doc(doc, '    ')}    ...\n"
+        if isinstance(schema.get("allOf"), list):
+            return _merge_all_of(builder, schema, set())
+        return schema
+    return schema
 
 
-def connector_stub(name: str, instructions: str | None, methods: Sequence[tuple[str, str, bool]], limit: int = 40) -> str:
+def connector_stub(
+    name: str, instructions: str | None, methods: Sequence[tuple[str, str, bool]], limit: int = 40
+) -> str:
     """A class listing a connector's methods (name, first description line), at most ``limit``."""
-    out = [f"class {name}:\n", _doc(instructions or f"The {name} connector.", "    ")]
+    cls, _path = _function_name(name)
+    out = [f"class {cls}:\n", docstring(instructions or f"The {name} connector.", "    ")]
     for mname, desc, approval in list(methods)[:limit]:
-        first = (desc.strip().splitlines() or [""])[0]
+        func, _ = _function_name(mname)
+        first = one_line((desc.strip().splitlines() or [""])[0], 160)
         note = " (requires approval)" if approval else ""
-        out.append(f"\n    def {mname}(self, **kwargs: Any) -> Any:\n{_doc(first + note, '        ')}        ...\n")
+        hint = f"Full declaration: codemode.describe('{name}.{func}')."
+        out.append(f"\n    def {func}(self, **kwargs: Any) -> Any:\n"
+                   f"{docstring((first + note).strip() + chr(10) + chr(10) + hint, '        ')}        ...\n")
     if len(methods) > limit:
         out.append(f"\n    # … and {len(methods) - limit} more methods: use codemode.search(query) to find them.\n")
-    return "from typing import Any\n\n\n" + "".join(out)
+    body = "".join(out)
+    return _imports(body) + "\n\n" + body
