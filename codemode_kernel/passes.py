@@ -99,7 +99,10 @@ class ArgumentValidator:
         if validator is False:
             return None
         assert not isinstance(validator, bool)
-        problems = sorted(validator.iter_errors(_json_view(args)), key=lambda e: list(e.absolute_path))
+        view = _json_view(args)
+        if validator.is_valid(view):
+            return None
+        problems = sorted(validator.iter_errors(view), key=lambda e: list(e.absolute_path))
         if not problems:
             return None
         return "; ".join(_explain(e) for e in problems[:5])
@@ -200,12 +203,16 @@ class PassHandler:
         args = codec.decode(encoded_args)
         if not isinstance(args, dict):
             return {"raise": {"type": "ArgumentError", "message": f"{method.path}: arguments must be keywords"}}
-        problem = self.validator.errors(method, args)
-        if problem is not None:
-            return {"raise": {"type": "ArgumentError", "message": (
-                f"{method.path}: {problem}. The connector was not called. "
-                f"See codemode.describe('{method.path}') for its arguments.")}}
         canonical = codec.canonical_encoded(encoded_args)
+        recorded = self.state.journal.get(self.state.next_seq)
+        # A call identical to its journal entry was validated when it was first made.
+        if recorded is None or (recorded.connector, recorded.method, recorded.args) != (connector, method_name,
+                                                                                        canonical):
+            problem = self.validator.errors(method, args)
+            if problem is not None:
+                return {"raise": {"type": "ArgumentError", "message": (
+                    f"{method.path}: {problem}. The connector was not called. "
+                    f"See codemode.describe('{method.path}') for its arguments.")}}
         self._check_size(canonical, f"The arguments of {method.path}")
         state = self.state
         seq = state.next_seq
@@ -265,25 +272,23 @@ class PassHandler:
             error = {"type": type(exc).__name__, "message": str(exc)}
             if record:
                 text = f"{error['type']}: {error['message']}"
-                self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["executing"], "error",
-                                     error=text)
+                self.store.finish_entry(self.conn, self.runtime, state.execution_id, seq, "error", error=text)
                 self._remember(seq, "error", None, text)
             return {"raise": error}
         try:
             encoded = codec.encode(result, f"the result of {method.path}")
         except codec.EncodeError as exc:
             if record:
-                self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["executing"], "error",
-                                     error=f"CodecError: {exc}")
+                self.store.finish_entry(self.conn, self.runtime, state.execution_id, seq, "error",
+                                        error=f"CodecError: {exc}")
             return self.fail("CodecError", str(exc))
         if record:
             stored = None if ephemeral else codec.dumps_encoded(encoded)
             if stored is not None and len(stored) > codec.MAX_VALUE_CHARS:
-                self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["executing"], "error",
-                                     error="ValueTooLarge: result not stored")
+                self.store.finish_entry(self.conn, self.runtime, state.execution_id, seq, "error",
+                                        error="ValueTooLarge: result not stored")
                 raise ValueTooLarge(f"The result of {method.path}", len(stored), codec.MAX_VALUE_CHARS)
-            self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["executing"], "applied",
-                                 result=stored)
+            self.store.finish_entry(self.conn, self.runtime, state.execution_id, seq, "applied", result=stored)
             self._remember(seq, "applied", stored, None)
         return {"value": encoded}
 
