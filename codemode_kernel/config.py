@@ -314,7 +314,7 @@ class _Loader:
             except ConfigurationError as exc:
                 self.problem(key, str(exc))
                 continue
-            except Exception as exc:  # noqa: BLE001 - user factories may raise anything
+            except Exception as exc:  # user factories may raise anything
                 self.problem(key, f"could not be built: {type(exc).__name__}: {exc}")
                 continue
             if connector is None:
@@ -328,13 +328,18 @@ class _Loader:
         table = {k: v for k, v in spec.items() if k != "enabled"}
         if kind == "python":
             return self._python(name, table, key)
+        # Imported here, not at the top: a connector kind whose module is broken or missing
+        # must cost only its own tables.
+        made: Connector
         if kind == "mcp":
             from codemode_kernel.connectors.mcp import McpConnector
 
-            return McpConnector.from_config(name, table, self.base_dir)
-        from codemode_kernel.connectors.openapi import OpenApiConnector
+            made = McpConnector.from_config(name, table, self.base_dir)
+        else:
+            from codemode_kernel.connectors.openapi import OpenApiConnector
 
-        return OpenApiConnector.from_config(name, table, self.base_dir)
+            made = OpenApiConnector.from_config(name, table, self.base_dir)
+        return made
 
     def _python(self, name: str, table: Mapping[str, Any], key: str) -> Connector | None:
         for extra in table:
@@ -381,7 +386,7 @@ class _Loader:
             module = importlib.import_module(module_name)
             if self.reload_modules and _lives_under(module, (self.base_dir, self.start)):
                 module = importlib.reload(module)
-        except Exception as exc:  # noqa: BLE001 - import errors of user modules are configuration problems
+        except Exception as exc:  # import errors of user modules are configuration problems
             self.problem(key, f"cannot import module {module_name!r} ({type(exc).__name__}: {exc}). Put "
                               f"{module_name}.py beside the notebook or {self.label}, or install it.")
             return None

@@ -1,0 +1,194 @@
+"""Completion and inspection for Code Mode cells.
+
+Completion knows what the sandbox will have: the connector globals and their methods,
+``codemode`` and its SDK, the pre-imported modules, the safe builtins, the names carried
+over from earlier cells, and the magics. Nothing here runs cell code: values are looked
+at host side only when they are carried-over plain data.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from codemode_kernel.executor.sandbox import BUILTINS, MODULES, CodemodeApi
+
+CODEMODE_SDK: dict[str, str] = {
+    name: (inspect.getdoc(getattr(CodemodeApi, name)) or "")
+    for name in ("search", "describe", "step", "run")
+}
+CODEMODE_SIGNATURES = {
+    "search": "codemode.search(query: str) -> dict",
+    "describe": "codemode.describe(target: str) -> dict",
+    "step": "codemode.step(name: str, fn: Callable[[], Any]) -> Any",
+    "run": "codemode.run(name: str, input: Any = None) -> Any",
+}
+_KEYWORDS = sorted(k for k in keyword.kwlist if k not in ("async", "await"))
+_BUILTIN_NAMES = sorted(n for n in BUILTINS if not n.startswith("_"))
+_DOTTED_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z0-9_]*)$")
+_NAME_BEFORE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+_ID_MAGICS = ("approve", "reject", "rollback", "journal", "delete", "pending")
+
+
+@dataclass(frozen=True)
+class Names:
+    """Everything completion can offer, gathered by the kernel before it answers."""
+
+    connectors: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # name -> method -> summary
+    variables: Mapping[str, Any] = field(default_factory=dict)
+    magics: Sequence[str] = ()
+    executions: Sequence[str] = ()  # recent execution ids, newest first
+    snippets: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    type: str
+    signature: str = ""
+
+
+def complete(code: str, cursor_pos: int, names: Names) -> dict[str, Any]:
+    """A Jupyter ``complete_reply`` content for the cursor position."""
+    before = code[:cursor_pos]
+    line = before.rsplit("\n", 1)[-1]
+    items, start = _candidates(line, names)
+    cursor_start = cursor_pos - start
+    matches = [c.text for c in items]
+    experimental = [{"start": cursor_start, "end": cursor_pos, "text": c.text, "type": c.type,
+                     "signature": c.signature} for c in items]
+    return {"status": "ok", "matches": matches, "cursor_start": cursor_start, "cursor_end": cursor_pos,
+            "metadata": {"_jupyter_types_experimental": experimental}}
+
+
+def _candidates(line: str, names: Names) -> tuple[list[Completion], int]:
+    """Completions and how many characters before the cursor they replace."""
+    stripped = line.lstrip()
+    if stripped.startswith("%"):
+        return _magic_candidates(stripped, names)
+    dotted = _DOTTED_BEFORE.search(line)
+    if dotted:
+        owner, prefix = dotted.group(1), dotted.group(2)
+        return [c for c in _attributes(owner, names) if c.text.startswith(prefix)], len(prefix)
+    match = _NAME_BEFORE.search(line)
+    prefix = match.group(0) if match else ""
+    if not prefix:
+        return [], 0
+    pool = ([Completion(n, "instance", f"connector {n}") for n in sorted(names.connectors)]
+            + [Completion("codemode", "instance", "Code Mode SDK: search, describe, step, run")]
+            + [Completion(n, "instance", type(v).__name__) for n, v in sorted(names.variables.items())]
+            + [Completion(n, "module") for n in sorted(MODULES)]
+            + [Completion(n, "function") for n in _BUILTIN_NAMES]
+            + [Completion(k, "keyword") for k in _KEYWORDS])
+    seen: set[str] = set()
+    out = []
+    for c in pool:
+        if c.text.startswith(prefix) and c.text not in seen:
+            seen.add(c.text)
+            out.append(c)
+    return out, len(prefix)
+
+
+def _attributes(owner: str, names: Names) -> list[Completion]:
+    if owner in names.connectors:
+        return [Completion(m, "function", summary) for m, summary in sorted(names.connectors[owner].items())]
+    if owner == "codemode":
+        return [Completion(n, "function", CODEMODE_SIGNATURES[n]) for n in sorted(CODEMODE_SDK)]
+    if owner in MODULES:
+        module = MODULES[owner]
+        return [Completion(n, _kind(getattr(module, n, None))) for n in sorted(dir(module)) if not n.startswith("_")]
+    if owner in names.variables:
+        value = names.variables[owner]
+        return [Completion(n, "function") for n in sorted(dir(type(value))) if not n.startswith("_")]
+    return []
+
+
+def _kind(obj: Any) -> str:
+    if inspect.ismodule(obj):
+        return "module"
+    if inspect.isclass(obj):
+        return "class"
+    if callable(obj):
+        return "function"
+    return "instance"
+
+
+def _magic_candidates(stripped: str, names: Names) -> tuple[list[Completion], int]:
+    head, space, rest = stripped.partition(" ")
+    if not space:
+        options = [f"%{m}" for m in names.magics] + ["%%host"]
+        return [Completion(o, "magic") for o in options if o.startswith(head)], len(head)
+    magic = head.lstrip("%")
+    word = rest.rsplit(" ", 1)[-1]
+    pool: list[str] = []
+    if magic == "describe":
+        pool = list(names.connectors) + [f"{c}.{m}" for c, ms in names.connectors.items() for m in ms]
+        pool += list(names.snippets)
+    elif magic in _ID_MAGICS and " " not in rest.strip():
+        pool = ["last", *names.executions]
+    elif magic == "snippet":
+        words = rest.split()
+        if len(words) <= 1 and not rest.endswith(" "):
+            pool = ["save", "delete", "show"]
+        elif words and words[0] in ("delete", "show"):
+            pool = list(names.snippets)
+    elif magic == "reset":
+        pool = list(names.variables)
+    return [Completion(p, "text") for p in sorted(set(pool)) if p.startswith(word)], len(word)
+
+
+# ---------------------------------------------------------------------------------------
+# Inspection
+
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_.]")
+
+
+def token_at(code: str, cursor_pos: int) -> str:
+    """The dotted name under (or just before) the cursor, e.g. ``github.list_pull_requests``."""
+    start = end = min(cursor_pos, len(code))
+    while start > 0 and _TOKEN_CHARS.match(code[start - 1]):
+        start -= 1
+    while end < len(code) and _TOKEN_CHARS.match(code[end]):
+        end += 1
+    token = code[start:end].strip(".")
+    if not token and cursor_pos > 0 and code[cursor_pos - 1] == "(":
+        return token_at(code, cursor_pos - 1)
+    return token
+
+
+def inspect_local(token: str, names: Names) -> str | None:
+    """Text about ``token`` when it is not a connector (those go to ``describe()``)."""
+    head, _, attr = token.partition(".")
+    if head == "codemode":
+        if not attr:
+            return "codemode: the Code Mode SDK\n\n" + "\n".join(
+                f"{CODEMODE_SIGNATURES[n]}\n    {CODEMODE_SDK[n]}" for n in sorted(CODEMODE_SDK))
+        if attr in CODEMODE_SDK:
+            return f"{CODEMODE_SIGNATURES[attr]}\n\n{CODEMODE_SDK[attr]}"
+        return None
+    if head in names.variables and not attr:
+        value = names.variables[head]
+        from codemode_kernel.kernel.display import plain_text
+
+        return f"{head}: {type(value).__name__} (carried over from an earlier cell)\n\n{plain_text(value)}"
+    target: Any = None
+    if head in MODULES:
+        target = MODULES[head]
+        for part in attr.split(".") if attr else []:
+            if part.startswith("_") or not hasattr(target, part):
+                return None
+            target = getattr(target, part)
+    elif head in BUILTINS and not attr and not head.startswith("_"):
+        target = BUILTINS[head]
+    else:
+        return None
+    try:
+        signature = str(inspect.signature(target))
+    except (TypeError, ValueError):
+        signature = ""
+    doc = inspect.getdoc(target) or ""
+    return f"{token}{signature}\n\n{doc}".strip()

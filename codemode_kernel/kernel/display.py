@@ -1,0 +1,230 @@
+"""How the kernel shows things: MIME bundles for results and tables, Jupyter errors.
+
+Pure functions of data (no Jupyter imports), so the cell, the approval card and the
+magics render the same way and tests can check them directly.
+
+Rich results: a list of flat dicts is a table (``text/html``); other dicts and lists are
+``application/json`` (JupyterLab's collapsible tree); everything has ``text/plain`` (the
+value's Python ``pprint`` form, as IPython shows it). A table bundle carries no JSON on
+purpose: JupyterLab prefers ``application/json`` over HTML and would hide the table.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import pprint
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
+from typing import Any
+
+Bundle = dict[str, Any]
+
+MAX_TABLE_ROWS = 200
+MAX_CELL_CHARS = 200
+MAX_TEXT_CHARS = 100_000
+TABLE_CLASS = "codemode-table"
+
+_RED, _GREEN, _CYAN, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
+_RULE = "-" * 75
+_SCALARS = (str, int, float, bool, type(None), bytes, datetime, date)
+
+
+# ---------------------------------------------------------------------------------------
+# Values
+
+
+def is_table(value: Any) -> bool:
+    """True for a non-empty list of dicts whose values are all scalars."""
+    return (
+        isinstance(value, list) and bool(value)
+        and all(isinstance(row, dict) and all(isinstance(v, _SCALARS) for v in row.values()) for row in value)
+    )
+
+
+def plain_text(value: Any) -> str:
+    """The ``text/plain`` form: what IPython would print for the value, capped."""
+    text = pprint.pformat(value, width=100, sort_dicts=False)
+    return _cap(text, MAX_TEXT_CHARS)
+
+
+def json_text(value: Any, indent: int | None = 2) -> str:
+    """Readable JSON of a decoded value (bytes, datetimes and tuples shown sensibly)."""
+    return json.dumps(_jsonable(value), indent=indent, ensure_ascii=False)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return repr(value)
+    return value
+
+
+def result_bundle(value: Any) -> Bundle:
+    """The MIME bundle of a cell's result."""
+    bundle: Bundle = {"text/plain": plain_text(value)}
+    if is_table(value):
+        columns: list[str] = []
+        for row in value:
+            for key in row:
+                if key not in columns:
+                    columns.append(key)
+        bundle["text/html"] = table_html(columns, [[row.get(c, "") for c in columns] for row in value])
+    elif isinstance(value, dict | list):
+        bundle["application/json"] = _jsonable(value)
+    return bundle
+
+
+def table_html(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str | None = None,
+               limit: int = MAX_TABLE_ROWS) -> str:
+    """An HTML table; cells are escaped and long values shortened (full text in the tooltip)."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    body = []
+    for row in rows[:limit]:
+        body.append("<tr>" + "".join(_td(v) for v in row) + "</tr>")
+    more = ""
+    if len(rows) > limit:
+        more = f'<tr><td colspan="{len(columns)}"><em>… {len(rows) - limit} more rows</em></td></tr>'
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return (f'<table class="{TABLE_CLASS}">{cap}<thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}{more}</tbody></table>")
+
+
+def _td(value: Any) -> str:
+    text = cell_text(value)
+    if len(text) > MAX_CELL_CHARS:
+        return f'<td title="{html.escape(text[:2000])}">{html.escape(text[:MAX_CELL_CHARS])}…</td>'
+    return f"<td>{html.escape(text)}</td>"
+
+
+def cell_text(value: Any) -> str:
+    """One table cell: strings as they are, other values as compact JSON."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    return json_text(value, indent=None)
+
+
+def text_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, limit: int = MAX_TABLE_ROWS,
+               width: int = 60) -> str:
+    """A plain-text table with aligned columns (for ``text/plain`` and headless runs)."""
+    cells = [[_short(cell_text(v), width) for v in row] for row in rows[:limit]]
+    widths = [max([len(str(c)), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip(),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    if len(rows) > limit:
+        lines.append(f"… {len(rows) - limit} more rows")
+    return "\n".join(lines)
+
+
+def table_bundle(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str | None = None,
+                 empty: str = "(none)") -> Bundle:
+    """A table as HTML and aligned text; ``empty`` when there are no rows."""
+    if not rows:
+        return {"text/plain": empty, "text/html": f"<p><em>{html.escape(empty)}</em></p>"}
+    text = text_table(columns, rows)
+    if caption:
+        text = caption + "\n" + text
+    return {"text/plain": text, "text/html": table_html(columns, rows, caption=caption)}
+
+
+def code_bundle(source: str, *, title: str | None = None) -> Bundle:
+    """Python declarations or code, highlighted in Markdown and plain as text."""
+    head = f"**{title}**\n\n" if title else ""
+    return {"text/plain": (title + "\n\n" if title else "") + source,
+            "text/markdown": f"{head}```python\n{source.rstrip()}\n```"}
+
+
+def _short(text: str, width: int) -> str:
+    text = text.replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit:,} more characters)"
+
+
+# ---------------------------------------------------------------------------------------
+# Pending actions
+
+
+def call_text(connector: str, method: str, args: Any) -> str:
+    """``notes.add(text='x')``: how a call reads in one line."""
+    if isinstance(args, Mapping):
+        inner = ", ".join(f"{k}={_short(repr(v), 80)}" for k, v in args.items())
+    else:
+        inner = _short(repr(args), 160)
+    return f"{connector}.{method}({inner})"
+
+
+def pending_summary(execution_id: str, pending: Sequence[Mapping[str, Any]]) -> str:
+    """The plain-text stand-in for an approval card (headless runs, text frontends)."""
+    lines = [f"⏸ Paused: execution {execution_id} waits for approval of {len(pending)} action(s):"]
+    for p in pending:
+        lines.append(f"  #{p.get('seq')} {call_text(str(p.get('connector')), str(p.get('method')), p.get('args'))}")
+    lines.append(f"Approve with %approve {execution_id} (or %approve last); reject with %reject {execution_id}.")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------
+# Errors
+
+_LINE_SUFFIX = re.compile(r" \(line (\d+)\)$")
+
+
+def error_parts(out: Mapping[str, Any]) -> tuple[str, str, int | None]:
+    """``(ename, evalue, line)`` of an error output dict of the runtime.
+
+    The runtime's ``error`` text reads ``"<Type>: <message> (line N)"`` for pass errors;
+    Jupyter shows the type and the message separately, so both decorations come off.
+    """
+    ename = str(out.get("error_type") or "Error")
+    text = str(out.get("error") or "")
+    line = out.get("line")
+    match = _LINE_SUFFIX.search(text)
+    if match:
+        text = text[: match.start()]
+        if not isinstance(line, int):
+            line = int(match.group(1))
+    if text.startswith(ename + ": "):
+        text = text[len(ename) + 2:]
+    return ename, text, line if isinstance(line, int) else None
+
+
+def error_traceback(ename: str, evalue: str, *, code: str | None, line: int | None, count: int | None,
+                    frames: str = "") -> list[str]:
+    """Traceback lines in IPython's style: the failing cell line with two lines of context.
+
+    ``frames`` is the sandbox's own call stack text ("  cell, line 4: …" per frame), shown
+    when the error comes from deeper than the cell itself (a function or a snippet).
+    """
+    out = [f"{_RED}{_RULE}{_RESET}", f"{_RED}{ename}{_RESET}{' ' * max(1, 42 - len(ename))}"
+                                     "Traceback (most recent call last)"]
+    frame_lines = [f for f in frames.splitlines() if f.strip()]
+    if len(frame_lines) > 1:
+        out += [f"{_CYAN}{f}{_RESET}" for f in frame_lines[:-1]]
+    if code is not None and line is not None:
+        lines = code.splitlines()
+        where = f"In[{count}]" if count is not None else "cell"
+        out.append(f"Cell {_GREEN}{where}{_RESET}, line {line}")
+        for n in range(max(1, line - 2), min(len(lines), line + 2) + 1):
+            text = lines[n - 1]
+            if n == line:
+                out.append(f"{_GREEN}----> {n:<3}{_RESET} {_BOLD}{text}{_RESET}")
+            else:
+                out.append(f"      {n:<3} {text}")
+        out.append("")
+    elif frame_lines:
+        out += [f"{_CYAN}{frame_lines[-1]}{_RESET}", ""]
+    out.append(f"{_RED}{ename}{_RESET}: {evalue}")
+    return out

@@ -1,0 +1,313 @@
+# ipykernel is partly annotated: its untyped methods and Optional shell/session are fine here.
+# mypy: disable-error-code="no-untyped-call,union-attr"
+"""The Code Mode Jupyter kernel: Jupyter messages in, session calls out (the one home of ipykernel).
+
+Every cell is one durable Code Mode execution (DESIGN §9). This module only *translates*:
+execute requests go to :class:`~codemode_kernel.kernel.session.NotebookSession` (or to the
+magics and ``%%host`` cells), and what comes back is sent as IOPub messages with the
+request as parent. Completion, inspection, history and interrupt are wired here too.
+
+Design log:
+- Base class: ``IPythonKernel`` with our own ``async do_execute`` (the proven path, see
+  the Jupyter recipes note): comms, ipywidgets, ``is_complete`` and history come with it.
+  IPython's shell is kept for those services, but never runs cell code.
+- Output goes out as IOPub messages we build with the execute request as parent, rather
+  than through ``sys.stdout``: the runtime streams from its own tasks, where the context
+  variables that ipykernel uses to find the parent are not reliable.
+- Interrupt: the kernelspec asks for ``interrupt_mode: message``; the control thread then
+  schedules ``runtime.interrupt()`` on the shell loop (which kills the worker) instead of
+  raising ``KeyboardInterrupt`` at a random await. A SIGINT during a Code Mode cell does
+  the same, for frontends that signal; ``%%host`` cells get a real ``KeyboardInterrupt``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Iterator
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from ipykernel.ipkernel import IPythonKernel
+
+from codemode_kernel.kernel.completion import Names, complete, inspect_local, token_at
+from codemode_kernel.kernel.display import Bundle, code_bundle, error_traceback
+from codemode_kernel.kernel.host import HostCells
+from codemode_kernel.kernel.magics import MAGICS, Magics, classify
+from codemode_kernel.kernel.output import NullSink, Sink
+from codemode_kernel.kernel.session import CellOutcome, NotebookSession
+from codemode_kernel.models import Snippet
+
+log = logging.getLogger(__name__)
+
+try:
+    VERSION = version("codemode-kernel")
+except PackageNotFoundError:  # running from a source tree
+    VERSION = "0.0.0"
+
+BANNER = (
+    f"Code Mode kernel {VERSION}: every cell is a durable Code Mode pass of restricted Python over the "
+    "connectors in codemode.toml. %help lists the magics; github.<Tab> lists a connector's methods."
+)
+
+
+class CellSink:
+    """Output of one execute request, sent on IOPub with that request as parent."""
+
+    def __init__(self, kernel: CodemodeKernel, parent: dict[str, Any], count: int | None) -> None:
+        self.kernel = kernel
+        self.parent = parent
+        self.count = count
+
+    def _send(self, msg_type: str, content: dict[str, Any]) -> None:
+        # Anything a %%host cell printed is buffered in sys.stdout: send it first, in order.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        kernel = self.kernel
+        kernel.session.send(kernel.iopub_socket, msg_type, content, parent=self.parent,
+                            ident=kernel._topic(msg_type))
+
+    def stream(self, text: str, name: str = "stdout") -> None:
+        if text:
+            self._send("stream", {"name": name, "text": text})
+
+    def display(self, bundle: Bundle, *, result: bool = False) -> None:
+        if result:
+            self._send("execute_result", {"execution_count": self.count, "data": bundle, "metadata": {}})
+        else:
+            self._send("display_data", {"data": bundle, "metadata": {}, "transient": {}})
+
+    def error(self, ename: str, evalue: str, traceback: list[str]) -> None:
+        self._send("error", {"ename": ename, "evalue": evalue, "traceback": traceback})
+
+
+class CodemodeKernel(IPythonKernel):
+    """A Jupyter kernel where every cell is a Code Mode execution.
+
+    It is also the side panel's host (``PanelHost``): approve, reject, roll back and save
+    from the panel take the same path as the cell's buttons, so the cell's card updates.
+    """
+
+    implementation = "codemode"
+    implementation_version = VERSION
+    banner = BANNER
+    language_info = {  # noqa: RUF012 - ipykernel's own form: a plain class attribute
+        "name": "python",
+        "version": sys.version.split()[0],
+        "mimetype": "text/x-python",
+        "codemirror_mode": {"name": "ipython", "version": 3},
+        "pygments_lexer": "ipython3",
+        "nbconvert_exporter": "python",
+        "file_extension": ".py",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.notebook = NotebookSession(notify=self._notify)
+        self.notebook.load()
+        self.magics = Magics(self.notebook)
+        self.host = HostCells(self.notebook, formatter=self._format)
+        self.panel: Any = None
+        try:
+            from codemode_kernel.kernel.panel import PanelChannel
+        except ImportError:  # the panel's kernel side is optional (kernel-only installs, older trees)
+            log.debug("no panel channel", exc_info=True)
+        else:
+            self.panel = PanelChannel(self)
+            self.panel.register(self.comm_manager)
+
+    def start(self) -> None:
+        super().start()
+        self.notebook.spawn(self._warm_up())
+
+    async def _warm_up(self) -> None:
+        # Build the runtime and resolve the catalog now, so the first cell does not pay for
+        # it (async connectors such as MCP servers start here).
+        try:
+            runtime = self.notebook.runtime
+            await runtime.catalog()
+            _ = runtime.executor
+        except Exception:  # shown by the first cell that needs it
+            log.warning("Code Mode warm-up failed", exc_info=True)
+        self._notify("kernel_ready", None)
+
+    # -- PanelHost ---------------------------------------------------------------------------
+
+    @property
+    def runtime(self) -> Any:
+        """The notebook's current :class:`~codemode_kernel.runtime.CodemodeRuntime`."""
+        return self.notebook.runtime
+
+    async def approve(self, execution_id: str) -> dict[str, Any]:
+        return await self.notebook.approve(execution_id)
+
+    async def reject(self, execution_id: str, seq: int | None = None) -> bool:
+        return await self.notebook.reject(execution_id, seq)
+
+    async def rollback(self, execution_id: str) -> None:
+        await self.notebook.rollback(execution_id)
+
+    async def save_snippet(self, name: str, execution_id: str, description: str = "") -> Snippet:
+        return await self.notebook.save_snippet(name, execution_id, description)
+
+    def _notify(self, event: str, execution_id: str | None) -> None:
+        if self.panel is not None:
+            self.panel.notify(event, execution_id)
+
+    # -- execution ---------------------------------------------------------------------------
+
+    async def do_execute(  # type: ignore[override]
+        self,
+        code: str,
+        silent: bool,
+        store_history: bool = True,
+        user_expressions: dict[str, str] | None = None,
+        allow_stdin: bool = False,
+        *,
+        cell_meta: Any = None,
+        cell_id: Any = None,
+    ) -> dict[str, Any]:
+        shell = self.shell
+        count: int = shell.execution_count
+        blank = not code.strip()
+        sink: Sink = NullSink() if silent else CellSink(self, self.get_parent("shell"), count)
+        if store_history and not blank:
+            shell.history_manager.store_inputs(count, code)
+        try:
+            outcome = await self._run(code, sink, count)
+        except Exception as exc:  # a kernel bug must still produce a reply, never a hung cell
+            log.exception("Code Mode kernel failed on a cell")
+            lines = traceback.format_exc().splitlines()
+            sink.error(type(exc).__name__, f"internal error of the Code Mode kernel: {exc}", lines)
+            outcome = CellOutcome.failed(type(exc).__name__, str(exc), lines)
+        finally:
+            if store_history and not blank:
+                shell.execution_count += 1
+        reply: dict[str, Any] = {"status": outcome.status, "execution_count": count, "payload": [],
+                                 "user_expressions": {}}
+        if outcome.status == "error":
+            reply.update(ename=outcome.ename, evalue=outcome.evalue, traceback=outcome.traceback)
+        else:
+            reply["user_expressions"] = {
+                name: {"status": "error", "ename": "NotSupported", "traceback": [],
+                       "evalue": "the Code Mode kernel does not evaluate user_expressions outside a cell"}
+                for name in (user_expressions or {})}
+        return reply
+
+    async def _run(self, code: str, sink: Sink, count: int) -> CellOutcome:
+        for problem in self.notebook.take_unreported():
+            sink.stream(f"Code Mode configuration: {problem}\n", "stderr")
+        if not code.strip():
+            return CellOutcome()
+        cell = classify(code)
+        if cell.kind == "code":
+            with self._sigint_interrupts():
+                return await self.notebook.run_code(code, sink, count)
+        if cell.kind == "host":
+            return await self.host.run(cell.body, sink, count)
+        if cell.kind == "magics":
+            return await self.magics.run_lines(cell.lines, sink)
+        if cell.kind == "help":
+            return await self.magics.help_target(cell.body, sink)
+        tb = error_traceback("UsageError", cell.body, code=None, line=None, count=None)
+        sink.error("UsageError", cell.body, tb)
+        return CellOutcome.failed("UsageError", cell.body, tb)
+
+    def _format(self, value: Any) -> Bundle:
+        data, _ = self.shell.display_formatter.format(value)
+        return dict(data)
+
+    # -- interrupt ---------------------------------------------------------------------------
+
+    def _send_interrupt_children(self) -> None:
+        """``interrupt_request`` (on the control thread): stop the running pass."""
+        if self.host.running:
+            super()._send_interrupt_children()  # host Python gets a real KeyboardInterrupt
+            return
+        self.io_loop.add_callback(self.notebook.interrupt)
+
+    @contextlib.contextmanager
+    def _sigint_interrupts(self) -> Iterator[None]:
+        """While a Code Mode cell runs, SIGINT stops its pass instead of raising somewhere."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def handler(signum: int, frame: Any) -> None:
+            self.io_loop.add_callback(self.notebook.interrupt)
+
+        previous = signal.signal(signal.SIGINT, handler)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    # -- completion, inspection, history, shutdown -----------------------------------------------
+
+    async def _names(self) -> Names:
+        runtime = self.notebook.runtime
+        connectors: dict[str, dict[str, str]] = {}
+        try:
+            catalog = await asyncio.wait_for(runtime.catalog(), timeout=5)
+            for cname, methods in catalog.methods.items():
+                connectors[cname] = {m: (meth.tool.description.strip().splitlines() or [""])[0]
+                                     for m, meth in methods.items()}
+        except Exception:  # completion must answer even when a connector is broken
+            log.debug("catalog unavailable for completion", exc_info=True)
+        try:
+            executions = [s.id for s in await runtime.executions(limit=20)]
+            snippets = [s.name for s in await runtime.snippets()]
+        except Exception:
+            executions, snippets = [], []
+        return Names(connectors=connectors, variables=dict(self.notebook.variables), magics=list(MAGICS),
+                     executions=executions, snippets=snippets)
+
+    async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:  # type: ignore[override]
+        cursor = len(code) if cursor_pos is None else cursor_pos
+        return complete(code, cursor, await self._names())
+
+    async def do_inspect(  # type: ignore[override]
+        self, code: str, cursor_pos: int | None, detail_level: int = 0, omit_sections: Any = ()
+    ) -> dict[str, Any]:
+        cursor = len(code) if cursor_pos is None else cursor_pos
+        token = token_at(code, cursor)
+        reply: dict[str, Any] = {"status": "ok", "found": False, "data": {}, "metadata": {}}
+        if not token:
+            return reply
+        names = await self._names()
+        head = token.split(".")[0]
+        if head in names.connectors:
+            target = ".".join(token.split(".")[:2])
+            try:
+                out = await self.notebook.runtime.describe(target)
+            except LookupError:
+                return reply
+            title = f"{out.path}" + (" (requires approval)" if out.requires_approval else "")
+            reply.update(found=True, data=code_bundle(out.types, title=title))
+            return reply
+        text = inspect_local(token, names)
+        if text is not None:
+            reply.update(found=True, data={"text/plain": text})
+        return reply
+
+    async def do_is_complete(self, code: str) -> dict[str, Any]:  # type: ignore[override]
+        return dict(super().do_is_complete(code))
+
+    async def do_history(self, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        return dict(super().do_history(*args, **kwargs))
+
+    async def do_shutdown(self, restart: bool) -> dict[str, Any]:  # type: ignore[override]
+        await self.notebook.aclose()
+        return dict(super().do_shutdown(restart))
+
+
+def main() -> None:
+    """Launch the kernel (``python -m codemode_kernel -f {connection_file}``)."""
+    from ipykernel.kernelapp import IPKernelApp
+
+    IPKernelApp.launch_instance(kernel_class=CodemodeKernel)

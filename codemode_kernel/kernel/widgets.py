@@ -1,0 +1,243 @@
+"""The approval card: the widget a cell shows for one execution (the one home of ipywidgets).
+
+A card is passive: it shows state and turns clicks into calls of :class:`CardActions`,
+which the session supplies. Every button disables itself (and its siblings) *before* the
+action runs, so a double click sends one action; the session also refuses a second action
+on the same execution while one is in flight, and the runtime's compare-and-set refuses a
+stale one. What follows an approval (more output, the result, the next approval) is
+appended to the card's ``Output``, so it appears in the cell that paused.
+
+Clicks arrive as comm messages on the kernel's event loop; state changes made here are
+trait updates, which the frontend renders in place (a ``print`` in a click handler would
+go nowhere visible).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as w
+
+from codemode_kernel.kernel.display import Bundle, json_text
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+_STATUS = {
+    "paused": ("⏸", "Waiting for approval", "#b26a00"),
+    "running": ("▶", "Running", "#1a66c2"),
+    "completed": ("✓", "Completed", "#2e7d32"),
+    "error": ("✗", "Failed", "#c62828"),
+    "rejected": ("⨯", "Rejected", "#6d4c41"),
+    "rolled_back": ("↩", "Rolled back", "#6a1b9a"),
+}
+
+
+@dataclass(frozen=True)
+class CardActions:
+    """What the card's buttons do (the session's coroutines, scheduled as tasks)."""
+
+    approve: Callable[[], None]
+    reject: Callable[[int | None], None]
+    rollback: Callable[[], None]
+    save_snippet: Callable[[str, str], None]
+
+
+class ExecutionCard:
+    """Approval, follow-up output, roll back and save-as-snippet for one execution."""
+
+    def __init__(self, execution_id: str, actions: CardActions) -> None:
+        self.execution_id = execution_id
+        self.actions = actions
+        self.status = "running"
+        self.locked = False
+        self.header = w.HTML()
+        self.history = w.HTML()
+        self.pending_box = w.VBox()
+        self.approve_all = w.Button(description="Approve all", button_style="success", icon="check-double",
+                                    tooltip="Approve every pending action of this execution",
+                                    layout=w.Layout(display="none"))
+        self.approve_all.on_click(lambda _b: self._approve())
+        self.output = w.Output()
+        self.rollback_button = w.Button(description="Roll back", button_style="warning", icon="undo",
+                                        tooltip="Revert the actions this execution applied, newest first")
+        self.rollback_button.on_click(lambda _b: self._rollback())
+        self.snippet_button = w.Button(description="Save as snippet…", icon="bookmark",
+                                       tooltip="Save this cell's code as a snippet, re-runnable with codemode.run")
+        self.snippet_button.on_click(lambda _b: self._toggle_form())
+        self.footer = w.HBox([self.rollback_button, self.snippet_button], layout=w.Layout(display="none"))
+        self.snippet_name = w.Text(placeholder="snippet_name", description="Name")
+        self.snippet_description = w.Text(placeholder="What it does", description="Description")
+        self.snippet_save = w.Button(description="Save", button_style="primary", icon="save")
+        self.snippet_save.on_click(lambda _b: self._save())
+        self.form = w.HBox([self.snippet_name, self.snippet_description, self.snippet_save],
+                           layout=w.Layout(display="none"))
+        self.message = w.HTML()
+        self.root = w.VBox([self.header, self.history, self.pending_box, self.approve_all, self.output,
+                            self.footer, self.form, self.message])
+        self.root.add_class("codemode-card")
+        self._action_buttons: list[w.Button] = []
+        self._set_header("running")
+
+    # -- display ---------------------------------------------------------------------------
+
+    def bundle(self, summary: str) -> Bundle:
+        """A display bundle: the widget, with ``summary`` for frontends without widgets."""
+        return {WIDGET_MIME: {"model_id": self.root.model_id, "version_major": 2, "version_minor": 0},
+                "text/plain": summary}
+
+    def _set_header(self, status: str, detail: str = "") -> None:
+        self.status = status
+        icon, label, color = _STATUS.get(status, ("•", status, "#555"))
+        extra = f" · {html.escape(detail)}" if detail else ""
+        self.header.value = (f'<span style="color:{color};font-weight:600">{icon} {label}</span>'
+                             f'<span style="color:#777"> · execution <code>{self.execution_id}</code>{extra}</span>')
+
+    def notice(self, text: str, level: str = "info") -> None:
+        color = {"info": "#555", "error": "#c62828", "ok": "#2e7d32"}.get(level, "#555")
+        self.message.value = f'<span style="color:{color}">{html.escape(text)}</span>' if text else ""
+
+    # -- states ----------------------------------------------------------------------------
+
+    def show_pending(self, pending: Sequence[Mapping[str, Any]]) -> None:
+        """One row per pending action: connector.method, its arguments as JSON, the buttons."""
+        rows = []
+        self._action_buttons = []
+        for p in pending:
+            seq = p.get("seq")
+            title = w.HTML(f'<b><code>{html.escape(str(p.get("connector")))}.{html.escape(str(p.get("method")))}'
+                           f"</code></b> <span style=\"color:#777\">call #{html.escape(str(seq))}</span>")
+            approve = w.Button(description="Approve", button_style="success", icon="check",
+                               tooltip="Run this action, then continue the cell")
+            reject = w.Button(description="Reject", button_style="danger", icon="times",
+                              tooltip="Do not run it; the execution ends as rejected")
+            approve.on_click(lambda _b: self._approve())
+            reject.on_click(lambda _b, s=seq: self._reject(s if isinstance(s, int) else None))
+            args = w.HTML(f'<pre style="margin:2px 0 6px 0;max-height:16em;overflow:auto">'
+                          f"{html.escape(json_text(p.get('args')))}</pre>")
+            rows.append(w.VBox([w.HBox([title, approve, reject]), args]))
+            self._action_buttons += [approve, reject]
+        self.pending_box.children = tuple(rows)
+        several = len(pending) > 1
+        self.approve_all.layout.display = "" if several else "none"
+        self.approve_all.disabled = False
+        if several:
+            self._action_buttons.append(self.approve_all)
+        self.footer.layout.display = "none"
+        self.locked = False
+        self._set_header("paused", f"{len(pending)} action(s) to review")
+        self.notice("")
+
+    def busy(self, text: str) -> None:
+        """Lock every button while an action runs (the double-click guard)."""
+        self.locked = True
+        for b in [*self._action_buttons, self.rollback_button, self.snippet_save]:
+            b.disabled = True
+        self._set_header("running")
+        self.notice(text)
+
+    def decided(self, text: str) -> None:
+        """Move the pending rows into the history line (``✓ notes.add #1 approved``)."""
+        lines = [self.history.value] if self.history.value else []
+        lines.append(f'<div style="color:#555">{html.escape(text)}</div>')
+        self.history.value = "".join(lines)
+        self.pending_box.children = ()
+        self.approve_all.layout.display = "none"
+        self._action_buttons = []
+
+    def finished(self, status: str, *, can_rollback: bool, can_save: bool, detail: str = "") -> None:
+        """The execution ended: offer Roll back and Save as snippet where they apply."""
+        self.locked = False
+        self.pending_box.children = ()
+        self.approve_all.layout.display = "none"
+        self._action_buttons = []
+        self._set_header(status, detail)
+        self.rollback_button.layout.display = "" if can_rollback else "none"
+        self.rollback_button.disabled = not can_rollback
+        self.snippet_button.layout.display = "" if can_save else "none"
+        self.snippet_save.disabled = False
+        self.footer.layout.display = "" if (can_rollback or can_save) else "none"
+
+    def refused(self, text: str, *, retry: bool) -> None:
+        """The runtime refused the action (a stale card, a missing connector…)."""
+        self.locked = False
+        for b in self._action_buttons:
+            b.disabled = not retry
+        if not retry and self.status == "running":
+            self._set_header("paused", "stale")
+        self.notice(text, "error")
+
+    def rolled_back(self, text: str, *, reverted: bool) -> None:
+        self.locked = False
+        self.rollback_button.disabled = reverted
+        if reverted:
+            self._set_header("rolled_back")
+        self.notice(text, "ok" if reverted else "info")
+
+    def rollback_failed(self, text: str) -> None:
+        self.locked = False
+        self.rollback_button.disabled = False
+        self.notice(text, "error")
+
+    def snippet_saved(self, text: str) -> None:
+        self.locked = False
+        self.snippet_save.disabled = True
+        self.form.layout.display = "none"
+        self.notice(text, "ok")
+
+    def snippet_failed(self, text: str) -> None:
+        self.locked = False
+        self.snippet_save.disabled = False
+        self.notice(text, "error")
+
+    # -- output (the card is a Sink) -----------------------------------------------------------
+
+    def stream(self, text: str, name: str = "stdout") -> None:
+        if text:
+            self.output.outputs += ({"output_type": "stream", "name": name, "text": text},)
+
+    def display(self, bundle: Bundle, *, result: bool = False) -> None:
+        self.output.outputs += ({"output_type": "display_data", "data": dict(bundle), "metadata": {}},)
+
+    def error(self, ename: str, evalue: str, traceback: list[str]) -> None:
+        self.output.outputs += ({"output_type": "error", "ename": ename, "evalue": evalue,
+                                 "traceback": list(traceback)},)
+
+    # -- clicks ----------------------------------------------------------------------------
+
+    def _approve(self) -> None:
+        if self.locked:
+            return
+        self.busy("Approved: running the cell again from the top, replaying earlier calls…")
+        self.actions.approve()
+
+    def _reject(self, seq: int | None) -> None:
+        if self.locked:
+            return
+        self.busy("Rejecting…")
+        self.actions.reject(seq)
+
+    def _rollback(self) -> None:
+        if self.locked:
+            return
+        self.locked = True
+        self.rollback_button.disabled = True
+        self.notice("Rolling back…")
+        self.actions.rollback()
+
+    def _toggle_form(self) -> None:
+        self.form.layout.display = "none" if self.form.layout.display != "none" else ""
+
+    def _save(self) -> None:
+        if self.locked:
+            return
+        name = self.snippet_name.value.strip()
+        if not name:
+            self.notice("Give the snippet a name first (letters, digits, '_', '-' or '.').", "error")
+            return
+        self.locked = True
+        self.snippet_save.disabled = True
+        self.notice("Saving…")
+        self.actions.save_snippet(name, self.snippet_description.value.strip())
