@@ -22,8 +22,10 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# The suite needs a PostgreSQL server for the shared-store tests; scripts/test-postgres.sh
+# installs Debian's server if missing, starts a throwaway cluster and prints its URL.
 pytest: install
-	$(BIN)/pytest -q
+	CODEMODE_TEST_POSTGRES_URL="$$(scripts/test-postgres.sh start)" $(BIN)/pytest -q
 
 test: lint typecheck pytest
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     ClauseElement,
     Column,
@@ -78,8 +79,8 @@ executions = Table(
     Column("inputs", Text, nullable=False, default="{}"),
     Column("options", Text, nullable=False, default="{}"),
     Column("passes", Integer, nullable=False, default=0),
-    Column("created_at", Integer, nullable=False),
-    Column("updated_at", Integer, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("updated_at", BigInteger, nullable=False),
 )
 
 entries = Table(
@@ -97,8 +98,8 @@ entries = Table(
     Column("state", String(16), nullable=False),
     Column("error", Text),
     Column("pass_number", Integer, nullable=False, default=1),
-    Column("created_at", Integer, nullable=False),
-    Column("updated_at", Integer, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("updated_at", BigInteger, nullable=False),
 )
 
 snippets = Table(
@@ -111,7 +112,7 @@ snippets = Table(
     Column("input_schema", Text),
     Column("connectors", Text, nullable=False, default="[]"),
     Column("execution_id", String(64)),
-    Column("saved_at", Integer, nullable=False),
+    Column("saved_at", BigInteger, nullable=False),
 )
 
 # Migrations: (version, list of SQL statements) applied in order after create_all().
