@@ -49,9 +49,12 @@ def check_connector_names(connectors: Iterable[Connector]) -> dict[str, Connecto
 class Catalog:
     """Methods by connector, after the ``tool(name, t)`` decoration hook."""
 
-    def __init__(self, methods: Mapping[str, Mapping[str, Method]], connectors: Mapping[str, Connector]) -> None:
+    def __init__(self, methods: Mapping[str, Mapping[str, Method]], connectors: Mapping[str, Connector],
+                 unavailable: Mapping[str, str] | None = None) -> None:
         self.methods = {k: dict(v) for k, v in methods.items()}
-        self.connectors = dict(connectors)
+        self.connectors = {k: v for k, v in connectors.items() if k in self.methods}
+        # Connectors whose tools() failed (an MCP server that did not start): left out, with the reason.
+        self.unavailable = dict(unavailable or {})
 
     @classmethod
     def resolve_sync(cls, connectors: Mapping[str, Connector]) -> Catalog | None:
@@ -69,13 +72,23 @@ class Catalog:
 
     @classmethod
     async def resolve(cls, connectors: Mapping[str, Connector]) -> Catalog:
+        """Resolve every connector; one whose ``tools()`` fails is left out and reported."""
         raw: dict[str, Mapping[str, Tool]] = {}
+        unavailable: dict[str, str] = {}
         for name, c in connectors.items():
-            tools = c.tools()
-            if inspect.isawaitable(tools):
-                tools = await tools
+            try:
+                tools = c.tools()
+                if inspect.isawaitable(tools):
+                    tools = await tools
+            except ConfigurationError:
+                raise
+            except Exception as exc:  # a server that is down must not take the other connectors with it
+                unavailable[name] = f"{type(exc).__name__}: {exc}"
+                continue
             raw[name] = tools
-        return cls._build(raw, connectors)
+        catalog = cls._build(raw, {k: v for k, v in connectors.items() if k in raw})
+        catalog.unavailable = unavailable
+        return catalog
 
     @classmethod
     def _build(cls, raw: Mapping[str, Mapping[str, Tool]], connectors: Mapping[str, Connector]) -> Catalog:

@@ -140,12 +140,22 @@ class CodemodeRuntime:
         return dict(self._connectors)
 
     async def catalog(self) -> Catalog:
-        """The resolved methods of every connector (async ``tools()`` are awaited once)."""
-        if self._catalog is None:
-            async with self._catalog_lock:
-                if self._catalog is None:
-                    self._catalog = await Catalog.resolve(self._connectors)
-        return self._catalog
+        """The resolved methods of every connector (async ``tools()`` are awaited once).
+
+        A connector whose ``tools()`` fails is left out of that catalog (its reason is in
+        ``catalog.unavailable``) and retried on the next call, so a server that was down can
+        come back without restarting anything.
+        """
+        if self._catalog is not None:
+            return self._catalog
+        async with self._catalog_lock:
+            if self._catalog is not None:
+                return self._catalog
+            catalog = await Catalog.resolve(self._connectors)
+            if not catalog.unavailable:
+                self._catalog = catalog
+            self._index = None
+            return catalog
 
     # -- executing ---------------------------------------------------------------------------
 
@@ -260,6 +270,9 @@ class CodemodeRuntime:
         self._abandon_pending(conn, execution_id, state)
         if error_type is not None:
             text = f"{error_type}: {message}" + (f" (line {lineno})" if lineno else "")
+            if catalog.unavailable:
+                text += " Unavailable connectors: " + "; ".join(
+                    f"{name} ({reason})" for name, reason in sorted(catalog.unavailable.items()))
             self.store.transition(conn, self.name, execution_id, ["running"], "error", error=text,
                                   error_type=error_type, logs=logs)
             await self._hooks(execution_id, "error", terminal=True)

@@ -72,3 +72,32 @@ def test_toolset_refuses_unknown_names() -> None:
     """requires_approval naming an unknown function is a configuration error."""
     with pytest.raises(ConfigurationError, match="unknown function"):
         ToolSetConnector([echo], name="x", requires_approval={"nope"})
+
+
+class Flaky(Connector):
+    """A connector whose tool listing fails until it is told to recover (an MCP server that is down)."""
+
+    name = "flaky"
+
+    def __init__(self) -> None:
+        self.up = False
+
+    async def tools(self) -> dict[str, Tool]:  # type: ignore[override]
+        if not self.up:
+            raise RuntimeError("server did not start: exit status 1")
+        return {"ping": tool(echo)}
+
+
+@pytest.mark.anyio
+async def test_unavailable_connector_does_not_block_others() -> None:
+    """A connector whose tools() fails is left out with its reason, and retried on the next execution."""
+    from codemode_kernel import InProcessExecutor
+
+    flaky = Flaky()
+    async with CodemodeRuntime([Shop(), flaky], store="sqlite://", executor=InProcessExecutor()) as rt:
+        assert (await rt.execute("len(shop.list_items())"))["result"] == 1
+        out = await rt.execute("flaky.ping(value=1)")
+        assert out["status"] == "error"
+        assert "flaky (RuntimeError: server did not start: exit status 1)" in out["error"]
+        flaky.up = True
+        assert (await rt.execute("flaky.ping(value=1)"))["result"] == 1
