@@ -313,14 +313,20 @@ class JournalStore:
         conn.commit()
         return bool(res.rowcount == 1)
 
-    def begin_pass(self, conn: Connection, runtime: str, execution_id: str) -> int:
+    def begin_pass(self, conn: Connection, runtime: str, execution_id: str, pass_number: int) -> None:
+        """Record that pass ``pass_number`` starts (the caller owns the execution: it won the CAS)."""
         conn.execute(update(executions).where(and_(
             executions.c.runtime == runtime, executions.c.id == execution_id)).values(
-            passes=executions.c.passes + 1, updated_at=now_ms()))
-        row = conn.execute(select(executions.c.passes).where(and_(
-            executions.c.runtime == runtime, executions.c.id == execution_id))).first()
+            passes=pass_number, updated_at=now_ms()))
         conn.commit()
-        return int(row[0]) if row else 1
+
+    def terminal_beyond(self, conn: Connection, runtime: str, keep: int, terminal: Sequence[str]) -> list[str]:
+        """Ids of terminal executions older than the newest ``keep`` ones."""
+        rows = conn.execute(select(executions.c.id).where(and_(
+            executions.c.runtime == runtime, executions.c.status.in_(list(terminal))))
+            .order_by(executions.c.created_at.desc(), executions.c.id.desc()).offset(max(keep, 0))).all()
+        conn.commit()
+        return [r[0] for r in rows]
 
     def touch(self, conn: Connection, runtime: str, execution_id: str) -> None:
         conn.execute(update(executions).where(and_(

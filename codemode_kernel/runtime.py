@@ -191,7 +191,7 @@ class CodemodeRuntime:
                     problem = ("ValueTooLarge", f"the carried-over variables are {size:,} characters; the limit "
                                f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")
         with self.store.session() as conn:
-            self._prune(conn, self.max_executions, protect=execution_id)
+            self._prune(conn, self.max_executions)  # before the insert: the new execution is never a victim
             stored_code = code if len(code) <= codec.MAX_VALUE_CHARS else f"# code omitted: {len(code):,} characters"
             self.store.insert_execution(conn, self.name, execution_id, stored_code, sorted(catalog.methods),
                                         encoded_inputs, {"capture_variables": capture_variables})
@@ -200,8 +200,10 @@ class CodemodeRuntime:
                                       error=problem[1], error_type=problem[0])
                 await self._hooks(execution_id, "error", terminal=True)
                 return _error_output(execution_id, problem[0], problem[1])
-            row = self.store.get_execution(conn, self.name, execution_id)
-            assert row is not None
+            t = now_ms()
+            row = ExecutionRow(self.name, execution_id, stored_code, "running", None, None, None, None, [],
+                               sorted(catalog.methods), encoded_inputs, {"capture_variables": capture_variables},
+                               0, t, t)
             return await self._pass(conn, row, catalog, None, on_output)
 
     async def approve(self, execution_id: str, *, on_output: OutputCallback | None = None) -> dict[str, Any]:
@@ -238,8 +240,10 @@ class CodemodeRuntime:
     async def _pass(self, conn: StoreConnection, row: ExecutionRow, catalog: Catalog, approved_seq: int | None,
                     on_output: OutputCallback | None) -> dict[str, Any]:
         execution_id = row.id
-        pass_number = self.store.begin_pass(conn, self.name, execution_id)
-        journal = {e.seq: e for e in self.store.entries(conn, self.name, execution_id)}
+        pass_number = row.passes + 1
+        self.store.begin_pass(conn, self.name, execution_id, pass_number)
+        # The journal is read once per pass (a new execution has none).
+        journal = {e.seq: e for e in self.store.entries(conn, self.name, execution_id)} if row.passes else {}
         state = PassState(execution_id, pass_number, journal, approved_seq=approved_seq)
         handler = PassHandler(
             store=self.store, conn=conn, runtime_name=self.name, catalog=catalog, state=state,
@@ -468,9 +472,8 @@ class CodemodeRuntime:
         with self.store.session() as conn:
             return self._prune(conn, keep)
 
-    def _prune(self, conn: StoreConnection, keep: int, protect: str | None = None) -> int:
-        rows = self.store.list_executions(conn, self.name, statuses=sorted(TERMINAL_STATUSES))
-        victims = [r.id for r in rows if r.id != protect][max(keep, 0):]
+    def _prune(self, conn: StoreConnection, keep: int) -> int:
+        victims = self.store.terminal_beyond(conn, self.name, keep, sorted(TERMINAL_STATUSES))
         return sum(1 for eid in victims if self.store.delete_execution(conn, self.name, eid))
 
     # -- snippets -----------------------------------------------------------------------------
