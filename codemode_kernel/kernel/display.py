@@ -180,6 +180,7 @@ def pending_summary(execution_id: str, pending: Sequence[Mapping[str, Any]]) -> 
 # Errors
 
 _LINE_SUFFIX = re.compile(r" \(line (\d+)\)$")
+_LINE_PREFIX = re.compile(r"^Line (\d+): ")
 
 
 def error_parts(out: Mapping[str, Any]) -> tuple[str, str, int | None]:
@@ -198,6 +199,14 @@ def error_parts(out: Mapping[str, Any]) -> tuple[str, str, int | None]:
             line = int(match.group(1))
     if text.startswith(ename + ": "):
         text = text[len(ename) + 2:]
+    # Compile errors read "Line N: SyntaxError: message" (one line per problem).
+    prefix = _LINE_PREFIX.match(text)
+    if prefix and "\n" not in text:
+        if not isinstance(line, int):
+            line = int(prefix.group(1))
+        text = text[prefix.end():]
+        if text.startswith(ename + ": "):
+            text = text[len(ename) + 2:]
     return ename, text, line if isinstance(line, int) else None
 
 

@@ -123,6 +123,7 @@ class CodemodeKernel(IPythonKernel):
 
     def start(self) -> None:
         super().start()
+        self.notebook.home_loop = getattr(self.io_loop, "asyncio_loop", None)  # tornado AsyncIOMainLoop
         self.notebook.spawn(self._warm_up())
 
     async def _warm_up(self) -> None:

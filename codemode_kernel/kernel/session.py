@@ -96,6 +96,7 @@ class NotebookSession:
         self._busy: set[str] = set()
         self._inflight = 0
         self._tasks: set[asyncio.Future[Any]] = set()
+        self.home_loop: asyncio.AbstractEventLoop | None = None
 
     # -- configuration and runtime ---------------------------------------------------------
 
@@ -232,12 +233,30 @@ class NotebookSession:
         except Exception:  # a broken panel must not break cells
             log.debug("panel notify failed", exc_info=True)
 
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
-        """Run ``coro`` as a task on the kernel's loop (widget callbacks are synchronous)."""
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run ``coro`` as a task on the kernel's main loop (widget callbacks are synchronous).
+
+        JupyterLab may send comm messages over a kernel subshell, whose handlers run in
+        another thread and loop; the runtime and the widgets live on the main loop
+        (``home_loop``), so work from elsewhere is handed over to it.
+        """
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        home = self.home_loop or running
+        if home is None:
+            coro.close()
+            raise RuntimeError("NotebookSession.spawn needs a running event loop")
+        if running is home:
+            self._start(coro)
+        else:
+            home.call_soon_threadsafe(self._start, coro)
+
+    def _start(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
-        return task
 
     def _task_done(self, task: asyncio.Future[Any]) -> None:
         self._tasks.discard(task)
