@@ -1,0 +1,588 @@
+"""McpConnector: the tools of an MCP server as one connector namespace (issue 4).
+
+This is the only module that imports the ``mcp`` SDK (2.x) and its HTTP client ``httpx2``.
+
+Connection lifecycle. The connection is opened on first use (listing tools or a call), kept
+for the life of the connector (so every pass of a kernel session reuses one server
+process), and closed by :meth:`McpConnector.aclose`, which the runtime calls when it
+closes. The SDK's ``Client`` is an async context manager built on anyio task groups, which
+must be entered and exited by the same task; so one *owner task* per connection enters it,
+waits for a close signal and exits it, while calls are made from any task. When a call
+finds the connection closed (the server process died), that call fails with a clear
+``ConnectorError`` and the connection is dropped; the next call starts a new one. A call
+is not retried automatically: it may have had effects before the server died.
+
+Rejected: entering the client in whichever task made the first call (anyio refuses to exit
+a cancel scope from another task, so ``aclose`` from the runtime would fail); a new
+connection per call (a stdio server costs ~0.5-1 s to start, and state kept by the server
+between calls would be lost); retrying a call after a reconnect (not exactly-once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import shlex
+from collections.abc import Collection, Mapping, Sequence
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server import MCPServer
+from mcp.shared.exceptions import MCPError
+
+from codemode_kernel.connectors.base import Connector, ExecutionContext, RevertFn, Tool, sanitize_identifier
+from codemode_kernel.connectors.policy import (
+    ApprovalRule,
+    RevertMapping,
+    check_keys,
+    check_reverts,
+    expand_env,
+    get_bool,
+    get_seconds,
+    get_str,
+    get_str_list,
+    get_str_map,
+    jsonable,
+    parse_reverts,
+    table_name,
+)
+from codemode_kernel.connectors.stderr_tail import StderrTail
+from codemode_kernel.errors import ConfigurationError, ConnectorError
+
+log = logging.getLogger(__name__)
+
+_MAX_PAGES = 1000
+_STDERR_TAIL_CHARS = 2000
+_CONFIG_KEYS = ("mcp", "requires_approval", "no_approval", "approval_from_annotations", "reverts", "timeout",
+                "connect_timeout", "hint", "instructions")
+_MCP_KEYS = ("command", "args", "env", "cwd", "url", "headers")
+
+
+class McpConnector(Connector):
+    """Expose an MCP server's tools as methods: ``notes.add_note(title="x")``.
+
+    Exactly one of ``command`` (a stdio server: ``args``, ``env`` and ``cwd`` go with it),
+    ``url`` (a streamable-HTTP server; ``headers`` go with it) or ``server`` (an in-process
+    ``MCPServer``, for tests) is given. Tool names are sanitized to identifiers
+    (``word-count`` → ``word_count``); two names that sanitize alike are refused.
+
+    Results reach the code as plain values: ``structured_content`` when the server sends it
+    (unwrapped from the SDK's ``{"result": ...}`` wrapper for scalars and lists), else JSON
+    text parsed, else the text itself; several text items become a list; mixed content a
+    list of simple dicts (``{"type": "image", "mime_type": ..., "data": <base64>}``). An
+    ``is_error`` result is raised as ``ConnectorError`` with the server's message, which the
+    code may catch.
+
+    Approval: ``requires_approval`` (``True``, or names / ``fnmatch`` patterns) and
+    ``no_approval`` (names / patterns) decide first; then, with
+    ``approval_from_annotations=True``, a tool annotated ``destructive_hint`` needs approval
+    and one annotated ``read_only_hint`` does not; otherwise no approval. Names may be the
+    server's or the sanitized ones.
+
+    ``reverts`` maps a method to its compensation: a ``RevertMapping`` (or a table
+    ``{"method": "delete_note", "args": {"note_id": "$result.id"}}``) calling another tool of
+    this server, or a function ``revert(args, result, ctx)``.
+
+    ``timeout`` bounds each call (seconds, default 60); ``connect_timeout`` bounds starting
+    the server and the MCP handshake (default 30).
+
+    Configuration (``codemode.toml``), read by :meth:`from_config`::
+
+        [connectors.notes]
+        mcp = { command = "python", args = ["-m", "codemode_kernel.demo.mcp_server"],
+                env = { NOTES_TOKEN = "${NOTES_TOKEN}" }, cwd = "." }
+        # or: mcp = { url = "http://127.0.0.1:8766/mcp", headers = { Authorization = "Bearer ${TOKEN}" } }
+        # or: mcp = "mcp-server-time --local-timezone UTC"     (a command line)
+        requires_approval = ["add_*", "delete_note"]   # or true / false
+        no_approval = ["list_*"]
+        approval_from_annotations = true               # default false
+        reverts = { add_note = { method = "delete_note", args = { note_id = "$result.id" } } }
+        timeout = 60                                   # seconds per call
+        connect_timeout = 30                           # seconds to start and handshake
+        hint = "Personal notes."                       # shown to models beside the name
+
+    ``${VAR}`` in ``env`` values, ``headers`` values and ``url`` is replaced by the host's
+    environment variable when the connection opens (a missing variable is an error naming
+    it); the sandbox never sees these values. ``cwd`` is relative to the configuration
+    file's folder; so is ``command`` when it starts with ``./``.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        command: str | None = None,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        server: MCPServer | None = None,
+        instructions: str | None = None,
+        requires_approval: Collection[str] | bool = (),
+        no_approval: Collection[str] = (),
+        approval_from_annotations: bool = False,
+        reverts: Mapping[str, RevertMapping | Mapping[str, Any] | RevertFn] | None = None,
+        timeout: float = 60.0,
+        connect_timeout: float = 30.0,
+    ) -> None:
+        where = f"McpConnector {name!r}"
+        given = [k for k, v in (("command", command), ("url", url), ("server", server)) if v is not None]
+        if len(given) != 1:
+            raise ConfigurationError(f"{where}: give exactly one of command= (a stdio server), url= (streamable "
+                                     f"HTTP) or server= (an in-process MCPServer); got {given or 'none'}.")
+        if server is not None and not isinstance(server, MCPServer):
+            raise ConfigurationError(f"{where}: server= must be an mcp.server.MCPServer; got {type(server).__name__}.")
+        if timeout <= 0 or connect_timeout <= 0:
+            raise ConfigurationError(f"{where}: timeout and connect_timeout must be positive numbers of seconds.")
+        self.name = name
+        self.instructions = instructions
+        self.timeout = float(timeout)
+        self.connect_timeout = float(connect_timeout)
+        self.approval_from_annotations = approval_from_annotations
+        if isinstance(requires_approval, bool):
+            self._rule = ApprovalRule((), tuple(no_approval), requires_approval)
+        else:
+            self._rule = ApprovalRule(tuple(requires_approval), tuple(no_approval))
+        self._reverts: dict[str, RevertMapping | RevertFn] = {}
+        for key, spec in (reverts or {}).items():
+            if isinstance(spec, RevertMapping) or callable(spec):
+                self._reverts[key] = spec
+            else:
+                self._reverts.update(parse_reverts({"reverts": {key: spec}}, where))
+        self._target = _Target(
+            command=command, args=list(args), env=dict(env) if env is not None else None,
+            cwd=str(cwd) if cwd is not None else None, url=url, headers=dict(headers or {}), server=server,
+            label=f"MCP server {name!r} ({_describe_target(command, args, url, server)})",
+        )
+        self._connection = _Connection(self._target, self.connect_timeout)
+        self._server_tool_names: dict[str, str] = {}
+
+    # -- configuration ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_config(cls, name: str, table: Mapping[str, Any], base_dir: Path) -> McpConnector:
+        """Build from one ``[connectors.<name>]`` table; keys are listed in the class docstring."""
+        where = table_name(name)
+        check_keys(table, _CONFIG_KEYS, where)
+        spec = table.get("mcp")
+        if isinstance(spec, str):
+            parts = shlex.split(spec)
+            if not parts:
+                raise ConfigurationError(f"{where}: mcp is an empty command line.")
+            spec = {"command": parts[0], "args": parts[1:]}
+        if not isinstance(spec, Mapping):
+            raise ConfigurationError(f"{where}: mcp must be a table such as {{ command = \"mcp-server-time\", "
+                                     f"args = [\"--local-timezone\", \"UTC\"] }} or {{ url = \"http://...\" }}; "
+                                     f"got {spec!r}.")
+        check_keys(spec, _MCP_KEYS, f"{where} mcp")
+        command = get_str(spec, "command", f"{where} mcp")
+        url = get_str(spec, "url", f"{where} mcp")
+        if (command is None) == (url is None):
+            raise ConfigurationError(f"{where}: mcp needs exactly one of `command` (a stdio server) or `url` "
+                                     "(a streamable-HTTP server).")
+        if url is not None and any(k in spec for k in ("args", "env", "cwd")):
+            raise ConfigurationError(f"{where}: mcp.args, mcp.env and mcp.cwd apply to `command` servers only.")
+        if command is not None and "headers" in spec:
+            raise ConfigurationError(f"{where}: mcp.headers applies to `url` servers only.")
+        cwd = get_str(spec, "cwd", f"{where} mcp")
+        if command is not None and command.startswith(("./", "../")):
+            command = str((base_dir / command).resolve())
+        requires = table.get("requires_approval", [])
+        rule = ApprovalRule.from_table(table, where)
+        return cls(
+            name,
+            command=command,
+            args=get_str_list(spec, "args", f"{where} mcp"),
+            env=get_str_map(spec, "env", f"{where} mcp") if "env" in spec else None,
+            cwd=str((base_dir / cwd).resolve()) if cwd is not None else (str(base_dir) if command else None),
+            url=url,
+            headers=get_str_map(spec, "headers", f"{where} mcp"),
+            instructions=get_str(table, "instructions", where) or get_str(table, "hint", where),
+            requires_approval=requires if isinstance(requires, bool) else list(rule.always),
+            no_approval=list(rule.never),
+            approval_from_annotations=get_bool(table, "approval_from_annotations", where, False),
+            reverts=dict(parse_reverts(table, where)),
+            timeout=get_seconds(table, "timeout", where, 60.0),
+            connect_timeout=get_seconds(table, "connect_timeout", where, 30.0),
+        )
+
+    # -- the catalog -----------------------------------------------------------------------------
+
+    async def tools(self) -> Mapping[str, Tool]:
+        """One method per MCP tool (all pages of ``tools/list``)."""
+        try:
+            client = await self._connection.client()
+            listed: list[mcp_types.Tool] = []
+            cursor: str | None = None
+            for _ in range(_MAX_PAGES):
+                page = await asyncio.wait_for(client.list_tools(cursor=cursor), self.timeout)
+                listed.extend(page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        except ConnectorError as exc:
+            # The runtime turns ConfigurationError from tools() into an error output and tries
+            # again on the next execution, so a server that cannot start does not break it.
+            raise ConfigurationError(str(exc)) from exc
+        except (MCPError, TimeoutError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            await self._connection.discard()
+            raise ConfigurationError(f"{self._target.label}: listing its tools failed: {_describe_exc(exc)}"
+                                     f"{self._connection.stderr_note()}") from exc
+        return self._build_tools(listed)
+
+    def _build_tools(self, listed: Sequence[mcp_types.Tool]) -> dict[str, Tool]:
+        where = f"connector {self.name!r}"
+        by_ident: dict[str, mcp_types.Tool] = {}
+        for t in listed:
+            ident = sanitize_identifier(t.name)
+            if ident in by_ident:
+                raise ConfigurationError(
+                    f"{where}: the MCP tools {by_ident[ident].name!r} and {t.name!r} both become the method name "
+                    f"{ident!r}; they cannot both be exposed. Ask the server to rename one, or wrap it in a "
+                    "ToolSetConnector.")
+            by_ident[ident] = t
+        known = {t.name: ident for ident, t in by_ident.items()} | {ident: ident for ident in by_ident}
+        self._rule.check_known(known, where)
+        mappings = {k: v for k, v in self._reverts.items() if isinstance(v, RevertMapping)}
+        check_reverts(mappings, known, where)
+        for key in self._reverts:
+            if key not in known:
+                raise ConfigurationError(f"{where}: reverts names {key!r}, which is not a tool of this server.")
+        self._server_tool_names = {ident: t.name for ident, t in by_ident.items()}
+        out: dict[str, Tool] = {}
+        for ident, t in by_ident.items():
+            output_schema, wrapped = _output_schema(t.output_schema)
+            approval = self._rule.decide([t.name, ident], self._annotation_default(t))
+            revert = self._reverts.get(t.name, self._reverts.get(ident))
+            out[ident] = Tool(
+                execute=self._executor(t.name, wrapped),
+                description=_description(t),
+                input_schema=dict(t.input_schema) if t.input_schema else {"type": "object", "properties": {}},
+                output_schema=output_schema,
+                requires_approval=approval,
+                revert=self._revert_fn(revert, known) if revert is not None else None,
+            )
+        return out
+
+    def _annotation_default(self, t: mcp_types.Tool) -> bool:
+        if not self.approval_from_annotations or t.annotations is None:
+            return False
+        if t.annotations.read_only_hint is True:
+            return False
+        return t.annotations.destructive_hint is True
+
+    def _executor(self, tool_name: str, wrapped: bool) -> Any:
+        async def execute(args: dict[str, Any], ctx: ExecutionContext) -> Any:
+            return await self.call(tool_name, args, wrapped=wrapped)
+
+        return execute
+
+    def _revert_fn(self, revert: RevertMapping | RevertFn, known: Mapping[str, str]) -> RevertFn:
+        if not isinstance(revert, RevertMapping):
+            return revert
+        target = self._server_tool_names.get(known[revert.method], revert.method)
+
+        async def run_revert(args: dict[str, Any], result: Any, ctx: ExecutionContext) -> Any:
+            return await self.call(target, revert.render(args, result))
+
+        return run_revert
+
+    # -- calls -----------------------------------------------------------------------------------
+
+    async def call(self, tool_name: str, args: Mapping[str, Any], *, wrapped: bool = False) -> Any:
+        """Call one MCP tool by its server name and return its result as a plain value."""
+        where = f"{self.name}.{sanitize_identifier(tool_name)}"
+        client = await self._connection.client()
+        try:
+            # The SDK's read timeout answers REQUEST_TIMEOUT; wait_for is the backstop for a
+            # transport that never delivers the timeout (e.g. a wedged in-process server).
+            result = await asyncio.wait_for(
+                client.call_tool(tool_name, jsonable(dict(args)), read_timeout_seconds=self.timeout),
+                self.timeout + 5)
+        except TimeoutError:
+            raise ConnectorError(f"{where}: the MCP server did not answer within {self.timeout:g} s (timeout). "
+                                 "Try again, or raise `timeout` in the connector configuration.") from None
+        except MCPError as exc:
+            if exc.code == mcp_types.REQUEST_TIMEOUT:
+                raise ConnectorError(f"{where}: the MCP server did not answer within {self.timeout:g} s "
+                                     "(timeout). Try again, or raise `timeout` in the connector "
+                                     "configuration.") from None
+            if exc.code == mcp_types.CONNECTION_CLOSED:
+                await self._connection.discard()
+                raise ConnectorError(self._lost(where)) from None
+            raise ConnectorError(f"{where}: the MCP server answered with error {exc.code}: {exc.message}") from None
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError) as exc:
+            await self._connection.discard()
+            raise ConnectorError(self._lost(where) + f" ({_describe_exc(exc)})") from None
+        return _plain_result(result, where, wrapped)
+
+    def _lost(self, where: str) -> str:
+        return (f"{where}: the connection to the {self._target.label} was lost (the server may have exited)."
+                f"{self._connection.stderr_note()} This call did not complete; the next call reconnects.")
+
+    async def aclose(self) -> None:
+        """Close the connection (and stop a stdio server process)."""
+        await self._connection.close()
+
+
+# -- the connection --------------------------------------------------------------------------------
+
+
+class _Target:
+    """Where the server is; ``${VAR}`` references are expanded when a connection opens."""
+
+    def __init__(self, *, command: str | None, args: list[str], env: dict[str, str] | None, cwd: str | None,
+                 url: str | None, headers: dict[str, str], server: MCPServer | None, label: str) -> None:
+        self.command = command
+        self.args = args
+        self.env = env
+        self.cwd = cwd
+        self.url = url
+        self.headers = headers
+        self.server = server
+        self.label = label
+
+
+class _Connection:
+    """One live MCP session, owned by a background task (see the module docstring)."""
+
+    def __init__(self, target: _Target, connect_timeout: float) -> None:
+        self.target = target
+        self.connect_timeout = connect_timeout
+        self._client: Client | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._closing: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock: asyncio.Lock | None = None
+        self._stderr: StderrTail | None = None
+        self._retired: list[tuple[asyncio.Task[None], asyncio.Event]] = []
+
+    async def client(self) -> Client:
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            # A connection belongs to the event loop that opened it; a new loop (a new
+            # asyncio.run) starts afresh. The old one cannot be closed from here.
+            self._loop, self._lock = loop, asyncio.Lock()
+            self._client, self._owner, self._closing, self._retired = None, None, None, []
+        assert self._lock is not None
+        async with self._lock:
+            if self._client is not None and self._owner is not None and not self._owner.done():
+                return self._client
+            await self._start()
+            assert self._client is not None
+            return self._client
+
+    async def _start(self) -> None:
+        target = self.target
+        stderr = StderrTail(target.label) if target.command is not None else None
+        self._stderr = stderr
+        try:
+            transport = self._transport(stderr)
+        except ConnectorError:
+            if stderr is not None:
+                stderr.close_writer()
+            raise
+        ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
+        closing = asyncio.Event()
+
+        async def owner() -> None:
+            try:
+                async with AsyncExitStack() as stack:
+                    http = None
+                    if target.url is not None:
+                        headers = {k: expand_env(v, f"{target.label} header {k}") for k, v in target.headers.items()}
+                        http = await stack.enter_async_context(
+                            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)))
+                    client = Client(transport(http), read_timeout_seconds=self.connect_timeout, cache=None)
+                    try:
+                        await stack.enter_async_context(client)
+                    finally:
+                        if stderr is not None:
+                            stderr.close_writer()
+                    ready.set_result(client)
+                    await closing.wait()
+            except BaseException as exc:  # handed to the waiting caller
+                if not ready.done():
+                    ready.set_exception(exc if isinstance(exc, Exception) else ConnectorError(repr(exc)))
+                else:
+                    log.debug("%s: connection ended: %r", target.label, exc)
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+
+        task = asyncio.get_running_loop().create_task(owner(), name=f"codemode-mcp {target.label}")
+        try:
+            client = await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
+        except TimeoutError:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(task, 10)
+            raise ConnectorError(f"{target.label} did not finish starting within {self.connect_timeout:g} s."
+                                 f"{self.stderr_note()} Check the command, or raise `connect_timeout`.") from None
+        except ConnectorError:
+            raise
+        except BaseException as exc:  # a start failure becomes one clear error
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(task, 10)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            raise ConnectorError(f"{target.label} could not be started: {_describe_exc(exc)}."
+                                 f"{self.stderr_note(wait=1.0)} Check the command and its arguments (run it in "
+                                 "a terminal to see its output).") from None
+        # (a ConnectorError from expand_env arrives through the future as itself)
+        self._client, self._owner, self._closing = client, task, closing
+
+    def _transport(self, stderr: StderrTail | None) -> Any:
+        """A function of the optional HTTP client giving what ``Client`` connects to."""
+        target = self.target
+        if target.server is not None:
+            server = target.server
+            return lambda _http: server
+        if target.url is not None:
+            url = expand_env(target.url, f"{target.label} url")
+            return lambda http: streamable_http_client(url, http_client=http)
+        assert target.command is not None and stderr is not None
+        env = {k: expand_env(v, f"{target.label} env {k}") for k, v in (target.env or {}).items()}
+        params = StdioServerParameters(command=target.command, args=target.args, env=env or None, cwd=target.cwd)
+        return lambda _http: stdio_client(params, errlog=stderr.writer)
+
+    def stderr_note(self, wait: float = 0.3) -> str:
+        if self._stderr is None:
+            return ""
+        tail = self._stderr.tail(wait)
+        return f" Its stderr ended with:\n{tail}\n" if tail else ""
+
+    async def discard(self) -> None:
+        """Drop the current connection (it is dead); the next call opens a new one."""
+        if self._owner is not None and self._closing is not None:
+            self._closing.set()
+            self._retired.append((self._owner, self._closing))
+        self._client, self._owner, self._closing = None, None, None
+
+    async def close(self) -> None:
+        await self.discard()
+        retired, self._retired = self._retired, []
+        if self._loop is not asyncio.get_running_loop():
+            return
+        for task, closing in retired:
+            closing.set()
+            try:
+                await asyncio.wait_for(task, 15)
+            except BaseException:  # closing must reach every connection
+                log.debug("%s: closing the connection failed", self.target.label, exc_info=True)
+
+
+# -- results ---------------------------------------------------------------------------------------
+
+
+def _output_schema(schema: Mapping[str, Any] | None) -> tuple[dict[str, Any] | None, bool]:
+    """The schema of the value the code receives, and whether the SDK wrapped it in ``{"result": ...}``.
+
+    ``MCPServer`` wraps scalars, lists and unions in an object with one required ``result``
+    property and a title ending in ``Output``; the code gets the inner value.
+    """
+    if not schema:
+        return None, False
+    props = schema.get("properties")
+    title = schema.get("title")
+    if (isinstance(props, Mapping) and list(props) == ["result"] and schema.get("required") == ["result"]
+            and isinstance(title, str) and title.endswith("Output")):
+        inner = dict(props["result"])
+        if "$defs" in schema:
+            inner["$defs"] = schema["$defs"]
+        inner.pop("title", None)
+        return inner, True
+    return dict(schema), False
+
+
+def _plain_result(result: mcp_types.CallToolResult, where: str, wrapped: bool) -> Any:
+    if result.is_error:
+        texts = [c.text for c in result.content if isinstance(c, mcp_types.TextContent)]
+        message = " ".join(t.strip() for t in texts if t.strip()) or "(no message)"
+        raise ConnectorError(f"{where} failed: {message}")
+    structured = result.structured_content
+    if structured is not None:
+        if wrapped and isinstance(structured, Mapping) and set(structured) == {"result"}:
+            return structured["result"]
+        return structured
+    content = list(result.content)
+    if not content:
+        return None
+    if all(isinstance(c, mcp_types.TextContent) for c in content):
+        values = [_parse_text(c.text) for c in content if isinstance(c, mcp_types.TextContent)]
+        return values[0] if len(values) == 1 else values
+    return [_content_dict(c) for c in content]
+
+
+def _parse_text(text: str) -> Any:
+    stripped = text.strip()
+    if stripped[:1] in ('{', '[', '"') or stripped in ("true", "false", "null") or _is_number(stripped):
+        try:
+            return json.loads(stripped)
+        except ValueError:
+            return text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text.lower() not in ("nan", "inf", "-inf", "infinity", "-infinity", "+inf")
+
+
+def _content_dict(c: Any) -> dict[str, Any]:
+    if isinstance(c, mcp_types.TextContent):
+        return {"type": "text", "text": c.text}
+    if isinstance(c, (mcp_types.ImageContent, mcp_types.AudioContent)):
+        return {"type": c.type, "mime_type": c.mime_type, "data": c.data}
+    if isinstance(c, mcp_types.ResourceLink):
+        out = {"type": "resource_link", "uri": str(c.uri), "name": c.name}
+        if c.mime_type:
+            out["mime_type"] = c.mime_type
+        if c.description:
+            out["description"] = c.description
+        return out
+    if isinstance(c, mcp_types.EmbeddedResource):
+        res = c.resource
+        item: dict[str, Any] = {"type": "resource", "uri": str(res.uri)}
+        if res.mime_type:
+            item["mime_type"] = res.mime_type
+        if isinstance(res, mcp_types.TextResourceContents):
+            item["text"] = res.text
+        elif isinstance(res, mcp_types.BlobResourceContents):
+            item["blob"] = res.blob
+        return item
+    dumped = c.model_dump(mode="json", exclude_none=True) if hasattr(c, "model_dump") else {"type": "unknown"}
+    return dict(dumped) if isinstance(dumped, dict) else {"type": "unknown"}
+
+
+def _description(t: mcp_types.Tool) -> str:
+    text = t.description or t.title or (t.annotations.title if t.annotations and t.annotations.title else "")
+    return text or f"The MCP tool {t.name!r}."
+
+
+def _describe_target(command: str | None, args: Sequence[str], url: str | None, server: Any) -> str:
+    if command is not None:
+        return "command " + shlex.join([command, *args])
+    if url is not None:
+        return f"url {url}"
+    return f"in-process {type(server).__name__}"
+
+
+def _describe_exc(exc: BaseException) -> str:
+    """One line for an exception, looking inside exception groups for the real cause."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

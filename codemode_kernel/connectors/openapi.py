@@ -1,0 +1,538 @@
+"""OpenApiConnector: the operations of an HTTP API described by OpenAPI 3.x (issue 4).
+
+This is the only module that imports ``httpx``. Requests are made on the host; the sandbox
+sees method names, JSON Schemas and plain results, never the client, the base URL's
+credentials or the auth headers. The document is read by
+:mod:`codemode_kernel.connectors.openapi_document`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import json
+from collections.abc import Collection, Mapping
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urljoin, urlsplit
+
+import httpx
+
+from codemode_kernel.connectors.base import Connector, ExecutionContext, RevertFn, Tool
+from codemode_kernel.connectors.http_auth import HttpAuth
+from codemode_kernel.connectors.openapi_document import OpenApiDocument, Operation, parse_text
+from codemode_kernel.connectors.policy import (
+    ApprovalRule,
+    RevertMapping,
+    check_keys,
+    check_reverts,
+    expand_env,
+    get_seconds,
+    get_str,
+    get_str_list,
+    get_str_map,
+    jsonable,
+    parse_reverts,
+    table_name,
+)
+from codemode_kernel.errors import ConfigurationError, ConnectorError
+
+_SAFE_METHODS = ("GET", "HEAD")
+_EXCERPT_CHARS = 300
+_CONFIG_KEYS = ("openapi", "base_url", "auth", "headers", "requires_approval", "no_approval", "reverts", "timeout",
+                "idempotency_header", "include", "exclude", "hint", "instructions")
+
+
+class OpenApiConnector(Connector):
+    """Expose the operations of an OpenAPI 3.0/3.1 document as methods: ``pets.getPet(petId=1)``.
+
+    ``document`` is a path (JSON or YAML), an ``http(s)://`` URL (fetched on first use,
+    without credentials) or an already parsed dict. Each operation becomes one method named
+    by its ``operationId`` (sanitized; without one, from method and path:
+    ``get_pets_petId_card``). Path, query, header and cookie parameters and the request body
+    are merged into one input object: an object body's properties sit beside the parameters
+    (``createPet(name=..., species=...)``), any other body is the ``body`` argument. Header
+    and cookie names become snake_case identifiers (``X-Trace-Id`` → ``x_trace_id``).
+    Extra arguments are refused unless the body schema allows extra keys explicitly.
+
+    Requests go to ``base_url`` (default: the document's first ``servers`` URL). ``auth``
+    (an :class:`~codemode_kernel.connectors.http_auth.HttpAuth`) and ``headers`` are added on
+    the host; parameters the credential fills (``Authorization``, the API key) are not
+    arguments. Responses are decoded by content type (JSON → values, ``text/*`` → str,
+    other → bytes, empty → None); a non-2xx status raises ``ConnectorError`` with the
+    status and a short excerpt of the body; ``timeout`` (seconds, default 30) bounds each
+    request. A ``client`` (``httpx.AsyncClient``) or a ``transport`` (e.g.
+    ``httpx.MockTransport``) can be injected; an injected client is not closed by us.
+
+    Approval: every operation that is not GET/HEAD needs approval by default;
+    ``requires_approval`` (``True``/``False`` for all, or names / ``fnmatch`` patterns) and
+    ``no_approval`` (names / patterns) change that. Names may be operationIds or method names.
+
+    ``idempotency_header=True`` (or a header name) sends ``Idempotency-Key:
+    <execution_id>:<seq>`` on every non-GET/HEAD request, so a server that honours it
+    applies a retried call once. ``reverts`` maps an operation to its compensation:
+    ``{"createPet": {"method": "deletePet", "args": {"petId": "$result.id"}}}``.
+    ``include``/``exclude`` (operationIds, method names, ``tag:<tag>``; patterns allowed)
+    choose which operations become methods.
+
+    Configuration (``codemode.toml``), read by :meth:`from_config`::
+
+        [connectors.pets]
+        openapi = "petstore.yaml"                    # relative to this file, or a URL
+        base_url = "http://127.0.0.1:8765"           # default: the document's servers[0]
+        auth = { type = "bearer", token_env = "PETSTORE_TOKEN" }
+        # auth = { type = "api_key", value_env = "KEY", name = "X-API-Key", in = "header" }
+        # auth = { type = "basic", username = "me", password_env = "PASSWORD" }
+        headers = { X-Api-Version = "2022-11-28" }   # ${VAR} is read from the environment
+        requires_approval = ["getSecret"]            # in addition to every non-GET/HEAD
+        no_approval = ["searchPets"]                 # a POST that only reads
+        reverts = { createPet = { method = "deletePet", args = { petId = "$result.id" } } }
+        idempotency_header = true                    # or "X-Idempotency-Key"
+        timeout = 30
+        include = ["tag:pets", "health"]            # default: every operation
+        exclude = ["deletePet"]
+        hint = "The pet store."
+    """
+
+    def __init__(
+        self,
+        name: str,
+        document: str | Path | Mapping[str, Any],
+        *,
+        base_url: str | None = None,
+        auth: HttpAuth | None = None,
+        headers: Mapping[str, str] | None = None,
+        instructions: str | None = None,
+        requires_approval: Collection[str] | bool = (),
+        no_approval: Collection[str] = (),
+        reverts: Mapping[str, RevertMapping | Mapping[str, Any] | RevertFn] | None = None,
+        idempotency_header: bool | str = False,
+        timeout: float = 30.0,
+        include: Collection[str] = (),
+        exclude: Collection[str] = (),
+        client: httpx.AsyncClient | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        base_dir: str | Path | None = None,
+    ) -> None:
+        where = f"OpenApiConnector {name!r}"
+        if client is not None and transport is not None:
+            raise ConfigurationError(f"{where}: give client= or transport=, not both.")
+        if timeout <= 0:
+            raise ConfigurationError(f"{where}: timeout must be a positive number of seconds.")
+        self.name = name
+        self.instructions = instructions
+        self.base_url = base_url
+        self.auth = auth
+        self.headers = dict(headers or {})
+        self.timeout = float(timeout)
+        self.include = tuple(include)
+        self.exclude = tuple(exclude)
+        self.idempotency_header = ("Idempotency-Key" if idempotency_header is True
+                                   else idempotency_header or None)
+        if isinstance(requires_approval, bool):
+            self._rule = ApprovalRule((), tuple(no_approval), requires_approval)
+        else:
+            self._rule = ApprovalRule(tuple(requires_approval), tuple(no_approval))
+        self._reverts: dict[str, RevertMapping | RevertFn] = {}
+        for key, spec in (reverts or {}).items():
+            if isinstance(spec, RevertMapping) or callable(spec):
+                self._reverts[key] = spec
+            else:
+                self._reverts.update(parse_reverts({"reverts": {key: spec}}, where))
+        self._source = document
+        self._base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
+        self._injected_client = client
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._document: OpenApiDocument | None = None
+        self._operations: dict[str, Operation] = {}
+        self._resolved_base: str | None = None
+
+    # -- configuration ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_config(cls, name: str, table: Mapping[str, Any], base_dir: Path) -> OpenApiConnector:
+        """Build from one ``[connectors.<name>]`` table; keys are listed in the class docstring."""
+        where = table_name(name)
+        check_keys(table, _CONFIG_KEYS, where)
+        source = table.get("openapi")
+        if not isinstance(source, str) or not source:
+            raise ConfigurationError(f"{where}: openapi must be a path (relative to this file) or an http(s) URL "
+                                     f"of an OpenAPI document; got {source!r}.")
+        if not _is_url(source) and not (base_dir / source).is_file():
+            raise ConfigurationError(f"{where}: openapi = {source!r}: no such file ({(base_dir / source)}).")
+        requires = table.get("requires_approval", [])
+        rule = ApprovalRule.from_table(table, where)
+        idem = table.get("idempotency_header", False)
+        if not isinstance(idem, (bool, str)):
+            raise ConfigurationError(f"{where}: idempotency_header must be true, false or a header name.")
+        base_url = get_str(table, "base_url", where)
+        if base_url is not None and not _is_url(base_url):
+            raise ConfigurationError(f"{where}: base_url must be an http(s) URL; got {base_url!r}.")
+        return cls(
+            name,
+            source if _is_url(source) else base_dir / source,
+            base_url=base_url,
+            auth=HttpAuth.from_table(table["auth"], where) if "auth" in table else None,
+            headers=get_str_map(table, "headers", where),
+            instructions=get_str(table, "instructions", where) or get_str(table, "hint", where),
+            requires_approval=requires if isinstance(requires, bool) else list(rule.always),
+            no_approval=list(rule.never),
+            reverts=dict(parse_reverts(table, where)),
+            idempotency_header=idem,
+            timeout=get_seconds(table, "timeout", where, 30.0),
+            include=get_str_list(table, "include", where),
+            exclude=get_str_list(table, "exclude", where),
+            base_dir=base_dir,
+        )
+
+    # -- the catalog -----------------------------------------------------------------------------
+
+    async def document(self) -> OpenApiDocument:
+        """The parsed document (loaded once)."""
+        if self._document is None:
+            source = self._source
+            if isinstance(source, Mapping):
+                self._document = OpenApiDocument(source, f"the OpenAPI document of {self.name!r}")
+            elif isinstance(source, str) and _is_url(source):
+                text = await self._fetch_document(source)
+                self._document = OpenApiDocument(parse_text(text, source), source)
+            else:
+                path = Path(source)
+                path = path if path.is_absolute() else self._base_dir / path
+                try:
+                    text = path.read_text(encoding="utf-8")
+                except OSError as exc:
+                    raise ConfigurationError(f"connector {self.name!r}: cannot read the OpenAPI document {path}: "
+                                             f"{exc.strerror or exc}.") from None
+                self._document = OpenApiDocument(parse_text(text, str(path)), str(path))
+        return self._document
+
+    async def _fetch_document(self, url: str) -> str:
+        try:
+            response = await self._http().get(url, timeout=self.timeout, follow_redirects=True)
+        except httpx.HTTPError as exc:
+            raise ConfigurationError(f"connector {self.name!r}: cannot fetch the OpenAPI document {url}: "
+                                     f"{_describe_http_error(exc)}.") from None
+        if response.status_code >= 400:
+            raise ConfigurationError(f"connector {self.name!r}: fetching the OpenAPI document {url} gave HTTP "
+                                     f"{response.status_code}: {_excerpt(response)}")
+        return response.text
+
+    async def tools(self) -> Mapping[str, Tool]:
+        """One method per operation of the document (after ``include``/``exclude``)."""
+        doc = await self.document()
+        where = f"connector {self.name!r}"
+        auth = self._effective_auth(doc)
+        operations = doc.operations(auth.secret_names() if auth else set())
+        by_name: dict[str, Operation] = {}
+        for op in operations:
+            if not self._selected(op):
+                continue
+            if op.name in by_name:
+                other = by_name[op.name]
+                raise ConfigurationError(
+                    f"{where}: operations {_op_label(other)} and {_op_label(op)} both become the method name "
+                    f"{op.name!r}; give one a different operationId, or leave one out with `exclude`.")
+            by_name[op.name] = op
+        known = {op.name: op.name for op in by_name.values()}
+        known.update({op.operation_id: op.name for op in by_name.values() if op.operation_id})
+        self._rule.check_known(known, where)
+        check_reverts({k: v for k, v in self._reverts.items() if isinstance(v, RevertMapping)}, known, where)
+        for key in self._reverts:
+            if key not in known:
+                raise ConfigurationError(f"{where}: reverts names {key!r}, which is not an operation here.")
+        self._resolved_base = self._base_url(doc)
+        self._operations = by_name
+        self.auth = auth
+        if self.instructions is None:
+            self.instructions = _instructions(doc)
+        out: dict[str, Tool] = {}
+        for method_name, op in by_name.items():
+            names = [method_name, *([op.operation_id] if op.operation_id else [])]
+            revert = self._reverts.get(method_name) or (self._reverts.get(op.operation_id)
+                                                         if op.operation_id else None)
+            out[method_name] = Tool(
+                execute=self._executor(op),
+                description=op.description,
+                input_schema=op.input_schema,
+                output_schema=op.output_schema,
+                requires_approval=self._rule.decide(names, op.http_method not in _SAFE_METHODS),
+                revert=self._revert_fn(revert, known) if revert is not None else None,
+            )
+        return out
+
+    def _selected(self, op: Operation) -> bool:
+        labels = [op.name, *([op.operation_id] if op.operation_id else []), *(f"tag:{t}" for t in op.tags)]
+
+        def hit(patterns: tuple[str, ...]) -> bool:
+            return any(fnmatch.fnmatchcase(label, p) for p in patterns for label in labels)
+
+        return (not self.include or hit(self.include)) and not hit(self.exclude)
+
+    def _effective_auth(self, doc: OpenApiDocument) -> HttpAuth | None:
+        if self.auth is None or self.auth.type != "api_key" or self.auth.name is not None:
+            return self.auth
+        schemes = (doc.data.get("components") or {}).get("securitySchemes") or {}
+        for scheme in schemes.values() if isinstance(schemes, Mapping) else []:
+            if isinstance(scheme, Mapping) and scheme.get("type") == "apiKey":
+                return self.auth.with_default_key(scheme.get("name"), scheme.get("in"))
+        return self.auth
+
+    def _base_url(self, doc: OpenApiDocument) -> str:
+        if self.base_url:
+            return self.base_url.rstrip("/")
+        servers = doc.data.get("servers")
+        if isinstance(servers, list) and servers and isinstance(servers[0], Mapping):
+            url = str(servers[0].get("url", ""))
+            variables = servers[0].get("variables") or {}
+            for var, spec in variables.items() if isinstance(variables, Mapping) else []:
+                default = spec.get("default") if isinstance(spec, Mapping) else None
+                url = url.replace("{" + str(var) + "}", str(default or ""))
+            if isinstance(self._source, str) and _is_url(self._source):
+                url = urljoin(self._source, url)
+            if _is_url(url):
+                return url.rstrip("/")
+        raise ConfigurationError(f"connector {self.name!r}: no base URL: the document has no absolute `servers` "
+                                 "URL; set base_url (e.g. base_url = \"http://127.0.0.1:8765\").")
+
+    def _executor(self, op: Operation) -> Any:
+        async def execute(args: dict[str, Any], ctx: ExecutionContext) -> Any:
+            return await self.request(op, args, ctx)
+
+        return execute
+
+    def _revert_fn(self, revert: RevertMapping | RevertFn, known: Mapping[str, str]) -> RevertFn:
+        if not isinstance(revert, RevertMapping):
+            return revert
+        method = known[revert.method]
+
+        async def run_revert(args: dict[str, Any], result: Any, ctx: ExecutionContext) -> Any:
+            return await self.request(self._operations[method], revert.render(args, result), ctx, revert=True)
+
+        return run_revert
+
+    # -- requests --------------------------------------------------------------------------------
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._injected_client is not None:
+            return self._injected_client
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            # httpx pools connections per event loop; a new loop needs a new client.
+            self._client = httpx.AsyncClient(transport=self._transport, timeout=self.timeout)
+            self._client_loop = loop
+        return self._client
+
+    async def request(self, op: Operation, args: Mapping[str, Any], ctx: ExecutionContext | None = None,
+                      *, revert: bool = False) -> Any:
+        """Send one operation with ``args`` (the method's input object) and decode the response."""
+        where = f"{self.name}.{op.name}"
+        base = self._resolved_base or self.base_url or ""
+        path = op.path
+        query: list[tuple[str, str | int | float | bool | None]] = []
+        headers: dict[str, str] = {}
+        cookies: dict[str, str] = {}
+        for p in op.parameters:
+            if p.key not in args or args[p.key] is None:
+                if p.location == "path":
+                    raise ConnectorError(f"{where}: the path parameter {p.key!r} is required.")
+                continue
+            value = args[p.key]
+            if p.json_content:
+                value = json.dumps(jsonable(value), separators=(",", ":"))
+            if p.location == "path":
+                path = path.replace("{" + p.name + "}", quote(_scalar(_joined(value)), safe=""))
+            elif p.location == "query":
+                query.extend(_query_pairs(p.name, value, p.style, p.explode))
+            elif p.location == "header":
+                headers[p.name] = _scalar(_joined(value))
+            else:
+                cookies[p.name] = _scalar(_joined(value))
+        for key, value in self.headers.items():
+            headers[key] = expand_env(value, f"{where} header {key}")
+        if self.auth is not None and not op.open_security:
+            extra_headers, extra_query, extra_cookies = self.auth.apply(f"connector {self.name!r} auth")
+            headers.update(extra_headers)
+            query.extend(extra_query.items())
+            cookies.update(extra_cookies)
+        if cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
+        if self.idempotency_header and ctx is not None and op.http_method not in _SAFE_METHODS:
+            headers[self.idempotency_header] = ctx.idempotency_key + (":revert" if revert else "")
+        content, data, files, json_body = self._body(op, args)
+        if op.body is not None and "Content-Type" not in headers and (content is not None):
+            headers["Content-Type"] = op.body.content_type
+        headers.setdefault("Accept", "application/json, */*;q=0.5")
+        try:
+            response = await self._http().request(
+                op.http_method, base + path, params=query or None, headers=headers, content=content, data=data,
+                files=files, json=json_body, timeout=self.timeout)
+        except httpx.TimeoutException:
+            raise ConnectorError(f"{where}: {op.http_method} {op.path} got no answer within {self.timeout:g} s "
+                                 "(timeout). Try again later, or raise `timeout` in the connector "
+                                 "configuration.") from None
+        except httpx.HTTPError as exc:
+            raise ConnectorError(f"{where}: {op.http_method} {_origin(base)}{op.path} failed: "
+                                 f"{_describe_http_error(exc)}. Is the service running, and is base_url right?"
+                                 ) from None
+        if not 200 <= response.status_code < 300:
+            raise ConnectorError(f"{where}: {op.http_method} {op.path} returned HTTP {response.status_code} "
+                                 f"{response.reason_phrase}: {_excerpt(response)}")
+        return _decode(response)
+
+    def _body(self, op: Operation, args: Mapping[str, Any]) -> tuple[Any, Any, Any, Any]:
+        """(content, data, files, json) for httpx."""
+        body = op.body
+        if body is None:
+            return None, None, None, None
+        if body.key is not None:
+            if body.key not in args:
+                return None, None, None, None
+            value = args[body.key]
+        else:
+            params = {p.key for p in op.parameters}
+            value = {k: v for k, v in args.items() if k not in params}
+            if not value and not body.required:
+                return None, None, None, None
+        ctype = body.content_type.split(";")[0].strip().lower()
+        if ctype == "application/json" or ctype.endswith("+json") or ctype == "*/*":
+            return json.dumps(jsonable(value), ensure_ascii=False).encode(), None, None, None
+        if ctype == "application/x-www-form-urlencoded" and isinstance(value, Mapping):
+            return None, {k: _form_value(v) for k, v in value.items()}, None, None
+        if ctype == "multipart/form-data" and isinstance(value, Mapping):
+            files = {k: (k, v) for k, v in value.items() if isinstance(v, bytes)}
+            data = {k: _form_value(v) for k, v in value.items() if not isinstance(v, bytes)}
+            return None, data or None, files or None, None
+        if isinstance(value, bytes):
+            return value, None, None, None
+        if isinstance(value, str):
+            return value.encode(), None, None, None
+        return json.dumps(jsonable(value), ensure_ascii=False).encode(), None, None, None
+
+    async def aclose(self) -> None:
+        """Close our HTTP client (an injected one is left to its owner)."""
+        client, self._client = self._client, None
+        if client is not None and self._client_loop is asyncio.get_running_loop():
+            await client.aclose()
+
+
+# -- values ----------------------------------------------------------------------------------------
+
+
+def _is_url(text: str) -> bool:
+    return text.startswith(("http://", "https://"))
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}"
+
+
+def _op_label(op: Operation) -> str:
+    ident = f"operationId {op.operation_id!r}" if op.operation_id else "no operationId"
+    return f"{op.http_method} {op.path} ({ident})"
+
+
+def _instructions(doc: OpenApiDocument) -> str | None:
+    text = doc.title
+    if doc.description:
+        first = doc.description.strip().split("\n\n", 1)[0]
+        text = f"{text}: {first}" if text else first
+    return " ".join(text.split()) or None
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def _joined(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return ",".join(_scalar(v) for v in value)
+    if isinstance(value, Mapping):
+        return ",".join(f"{k},{_scalar(v)}" for k, v in value.items())
+    return value
+
+
+def _form_value(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_scalar(v) for v in value]
+    if isinstance(value, Mapping):
+        return json.dumps(jsonable(value))
+    return _scalar(value)
+
+
+def _query_pairs(name: str, value: Any, style: str, explode: bool) -> list[tuple[str, str]]:
+    if isinstance(value, (list, tuple)):
+        if explode and style == "form":
+            return [(name, _scalar(v)) for v in value]
+        sep = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(style, ",")
+        return [(name, sep.join(_scalar(v) for v in value))]
+    if isinstance(value, Mapping):
+        if style == "deepObject":
+            return [(f"{name}[{k}]", _scalar(v)) for k, v in value.items()]
+        if explode:
+            return [(str(k), _scalar(v)) for k, v in value.items()]
+        return [(name, ",".join(f"{k},{_scalar(v)}" for k, v in value.items()))]
+    return [(name, _scalar(value))]
+
+
+def _decode(response: httpx.Response) -> Any:
+    if response.status_code == 204 or not response.content:
+        return None
+    ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype == "application/json" or ctype.endswith("+json"):
+        try:
+            return response.json()
+        except ValueError:
+            return response.text
+    if ctype.startswith("text/") or ctype in ("application/xml", "application/yaml", "application/x-yaml",
+                                              "application/javascript"):
+        return response.text
+    return response.content
+
+
+def _excerpt(response: httpx.Response) -> str:
+    """A short, readable excerpt of an error body (the message field of a JSON error if there is one)."""
+    text = response.text
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if isinstance(data, Mapping):
+        for key in ("error", "message", "detail", "title"):
+            value = data.get(key)
+            if isinstance(value, str) and value.strip():
+                text = value if key != "error" or "detail" not in data else f"{value} ({data['detail']})"
+                break
+            if isinstance(value, Mapping) and isinstance(value.get("message"), str):
+                text = value["message"]
+                break
+    text = " ".join(str(text).split())
+    if not text:
+        return "(empty body)"
+    return text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + f"… ({len(text):,} characters)"
+
+
+def _describe_http_error(exc: httpx.HTTPError) -> str:
+    """What went wrong, without the URL (its query string may hold a credential)."""
+    kind = type(exc).__name__
+    cause: BaseException | None = exc.__cause__ or exc.__context__
+    detail = str(cause) if cause is not None and str(cause) else ""
+    if not detail:
+        detail = str(exc).split(" for url ", 1)[0]
+    if isinstance(exc, httpx.ConnectError):
+        kind = "could not connect"
+    return f"{kind} ({detail})" if detail else kind

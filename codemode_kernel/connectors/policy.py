@@ -1,0 +1,256 @@
+"""Configuration shared by the MCP and OpenAPI connectors: approval rules, revert mappings,
+environment references and checked reading of ``[connectors.<name>]`` tables.
+
+Both connectors wrap tools they did not author, so approval and compensation come from
+configuration rather than code:
+
+- an :class:`ApprovalRule` says which methods need approval: names or ``fnmatch``
+  patterns that always do (``requires_approval``), names or patterns that never do
+  (``no_approval``), and otherwise the connector's default (OpenAPI: every method that is not
+  GET/HEAD; MCP: the server's annotations when enabled, else none);
+- a :class:`RevertMapping` says how to undo a call with another method of the same
+  connector: ``{method = "deletePet", args = {petId = "$result.id"}}``. Argument values are
+  templates: ``"$result.a.b"`` and ``"$args.name"`` pick from the call's result and arguments
+  (dotted paths; list indices are numbers), anything else is a literal (``"$$x"`` is the
+  literal ``"$x"``).
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import fnmatch
+import os
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+from codemode_kernel.errors import ConfigurationError, ConnectorError
+
+_WILDCARDS = re.compile(r"[*?\[]")
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def table_name(name: str) -> str:
+    return f"[connectors.{name}]"
+
+
+def check_keys(table: Mapping[str, Any], allowed: Collection[str], where: str) -> None:
+    """Refuse keys a table does not know, suggesting the closest known key."""
+    for key in table:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), list(allowed), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else f" Known keys: {', '.join(sorted(allowed))}."
+            raise ConfigurationError(f"{where}: unknown key {key!r}.{hint}")
+
+
+def get_str(table: Mapping[str, Any], key: str, where: str, default: str | None = None) -> str | None:
+    value = table.get(key, default)
+    if value is not None and not isinstance(value, str):
+        raise ConfigurationError(f"{where}: {key} must be a string; got {value!r}.")
+    return value
+
+
+def get_bool(table: Mapping[str, Any], key: str, where: str, default: bool) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigurationError(f"{where}: {key} must be true or false; got {value!r}.")
+    return value
+
+
+def get_seconds(table: Mapping[str, Any], key: str, where: str, default: float) -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ConfigurationError(f"{where}: {key} must be a positive number of seconds; got {value!r}.")
+    return float(value)
+
+
+def get_str_list(table: Mapping[str, Any], key: str, where: str) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigurationError(f"{where}: {key} must be a list of strings; got {value!r}.")
+    return list(value)
+
+
+def get_str_map(table: Mapping[str, Any], key: str, where: str) -> dict[str, str]:
+    value = table.get(key, {})
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ConfigurationError(f"{where}: {key} must be a table of strings (e.g. {{ NAME = \"value\" }}); "
+                                 f"got {value!r}.")
+    return dict(value)
+
+
+def expand_env(text: str, what: str, environ: Mapping[str, str] | None = None) -> str:
+    """Replace ``${VAR}`` with the variable's value; a missing variable is an error naming it."""
+    env = os.environ if environ is None else environ
+
+    def one(match: re.Match[str]) -> str:
+        var = match.group(1)
+        if var not in env:
+            raise ConnectorError(f"{what} uses ${{{var}}}, but the environment variable {var} is not set. "
+                                 "Set it in the environment the kernel (or the host program) runs in.")
+        return env[var]
+
+    return _ENV_REF.sub(one, text)
+
+
+def read_env(var: str, what: str) -> str:
+    """The value of an environment variable that holds a credential; an error names it if unset."""
+    value = os.environ.get(var)
+    if value is None or value == "":
+        raise ConnectorError(f"{what} reads the environment variable {var}, which is not set. Set it in the "
+                             "environment the kernel (or the host program) runs in; the sandbox never sees it.")
+    return value
+
+
+# -- approval ------------------------------------------------------------------------------------
+
+
+def _matches(pattern: str, names: Iterable[str]) -> bool:
+    return any(fnmatch.fnmatchcase(n, pattern) for n in names)
+
+
+@dataclass(frozen=True)
+class ApprovalRule:
+    """Which methods need approval: explicit names/patterns first, then the connector's default.
+
+    ``default_all`` overrides the connector's default for every method (``True``: all need
+    approval; ``False``: none do) when ``requires_approval = true/false`` is configured.
+    """
+
+    always: tuple[str, ...] = ()
+    never: tuple[str, ...] = ()
+    default_all: bool | None = None
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, Any], where: str) -> ApprovalRule:
+        raw = table.get("requires_approval", [])
+        default_all: bool | None = None
+        if isinstance(raw, bool):
+            default_all, always = raw, []
+        elif isinstance(raw, list) and all(isinstance(v, str) for v in raw):
+            always = list(raw)
+        else:
+            raise ConfigurationError(f"{where}: requires_approval must be true, false or a list of method names "
+                                     f"or patterns (e.g. [\"create_*\", \"git_commit\"]); got {raw!r}.")
+        never = get_str_list(table, "no_approval", where)
+        both = set(always) & set(never)
+        if both:
+            raise ConfigurationError(f"{where}: {sorted(both)} is listed in both requires_approval and no_approval.")
+        return cls(tuple(always), tuple(never), default_all)
+
+    def decide(self, names: Sequence[str], default: bool) -> bool:
+        """Approval for a method known by ``names`` (its original and sanitized names)."""
+        if any(_matches(p, names) for p in self.always):
+            return True
+        if any(_matches(p, names) for p in self.never):
+            return False
+        return default if self.default_all is None else self.default_all
+
+    def check_known(self, known: Mapping[str, str], where: str) -> None:
+        """Refuse exact names (not patterns) that match no method; ``known`` maps every name to its method."""
+        for key, patterns in (("requires_approval", self.always), ("no_approval", self.never)):
+            for p in patterns:
+                if not _WILDCARDS.search(p) and p not in known:
+                    raise ConfigurationError(_unknown_method(where, key, p, known))
+
+
+def _unknown_method(where: str, key: str, name: str, known: Mapping[str, str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=3)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return f"{where}: {key} names {name!r}, which is not a method of this connector.{hint}"
+
+
+# -- reverts -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RevertMapping:
+    """Undo a call by calling ``method`` with arguments rendered from the call's args and result."""
+
+    method: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+    def render(self, call_args: Mapping[str, Any], result: Any) -> dict[str, Any]:
+        return {k: _render(v, call_args, result, k) for k, v in self.args.items()}
+
+
+def parse_reverts(table: Mapping[str, Any], where: str) -> dict[str, RevertMapping]:
+    raw = table.get("reverts", {})
+    if not isinstance(raw, Mapping):
+        raise ConfigurationError(f"{where}: reverts must be a table like "
+                                 "{ createPet = { method = \"deletePet\", args = { petId = \"$result.id\" } } }.")
+    out: dict[str, RevertMapping] = {}
+    for name, spec in raw.items():
+        if isinstance(spec, str):
+            spec = {"method": spec}
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("method"), str):
+            raise ConfigurationError(f"{where}: reverts.{name} must be a method name or a table with a `method` "
+                                     f"key (and optional `args`); got {spec!r}.")
+        check_keys(spec, ("method", "args"), f"{where} reverts.{name}")
+        args = spec.get("args", {})
+        if not isinstance(args, Mapping):
+            raise ConfigurationError(f"{where}: reverts.{name}.args must be a table; got {args!r}.")
+        for key, value in args.items():
+            _check_template(value, f"{where} reverts.{name}.args.{key}")
+        out[str(name)] = RevertMapping(spec["method"], dict(args))
+    return out
+
+
+def check_reverts(reverts: Mapping[str, RevertMapping], known: Mapping[str, str], where: str) -> None:
+    for name, mapping in reverts.items():
+        if name not in known:
+            raise ConfigurationError(_unknown_method(where, "reverts", name, known))
+        if mapping.method not in known:
+            raise ConfigurationError(_unknown_method(where, f"reverts.{name}.method", mapping.method, known))
+
+
+def _check_template(value: Any, where: str) -> None:
+    if isinstance(value, str) and value.startswith("$") and not value.startswith("$$"):
+        head = value[1:].split(".", 1)[0]
+        if head not in ("result", "args"):
+            raise ConfigurationError(f"{where}: {value!r} must start with $result or $args (write $$ for a "
+                                     "literal dollar sign).")
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_template(v, f"{where}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_template(v, f"{where}[{i}]")
+
+
+def _render(value: Any, call_args: Mapping[str, Any], result: Any, where: str) -> Any:
+    if isinstance(value, str) and value.startswith("$$"):
+        return value[1:]
+    if isinstance(value, str) and value.startswith("$"):
+        head, _, rest = value[1:].partition(".")
+        node: Any = result if head == "result" else call_args
+        for part in rest.split(".") if rest else []:
+            if isinstance(node, Mapping) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                raise ConnectorError(f"cannot revert: the revert argument {where!r} = {value!r} finds nothing "
+                                     f"(no {part!r} there). Fix the reverts mapping in the configuration.")
+        return node
+    if isinstance(value, Mapping):
+        return {k: _render(v, call_args, result, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [_render(v, call_args, result, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def jsonable(value: Any) -> Any:
+    """Arguments as JSON values: tuples become lists, bytes base64 text, datetimes ISO text."""
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    return value
