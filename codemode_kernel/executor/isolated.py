@@ -1,0 +1,528 @@
+"""SubprocessExecutor: every pass in its own worker process, under limits (DESIGN §11, issue 3).
+
+RestrictedPython filters the language; the *process* is the security boundary. Each pass
+runs in a fresh worker (:mod:`codemode_kernel.executor.worker`) started from a clean
+interpreter: ``python -I -S``, an empty environment, only its three pipes, a new session
+(terminal and Jupyter SIGINTs do not reach it), never a fork of the host. The worker
+confines itself (rlimits, no network, an empty root, no root privileges, seccomp) before it
+reads the pass; :attr:`SubprocessExecutor.isolation` reports what this OS allowed.
+
+The host side speaks strict JSON lines with the worker (never pickle). Every request is
+validated (known op, expected fields and types, a connector and method the pass was given)
+and handed to the runtime's ``host`` handler, which decides replay / execute / pause.
+Once the host has answered ``abort`` the worker gets ``abort`` for everything else it asks.
+Values from the worker are only ever parsed JSON: the host calls no method on them.
+
+Limits: the wall clock is enforced by SIGKILL from the host; CPU, address space,
+processes, file size and open files by the kernel (rlimits); output, result and call caps
+by both sides (the worker fails gracefully, the host kills a worker that ignores them).
+Each tripped limit names itself and its value in the error.
+
+A warm pool keeps ``warm`` workers started ahead of need, so a pass does not wait for an
+interpreter to start (~60 ms here). A worker serves one pass and is then killed and
+reaped; a worker that misbehaved is never reused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.executor.base import ExecuteResult, HostHandler, OutputCallback, SandboxError
+from codemode_kernel.executor.channel import WorkerPipe, WorkerProtocolError, check_request
+from codemode_kernel.executor.pool import EmptyRoot, WarmPool, WorkerProcess, start_worker, worker_command
+from codemode_kernel.executor.worker import dumps_line, loads_line
+
+log = logging.getLogger(__name__)
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one pass in the isolated executor. All have working defaults.
+
+    Change one with ``dataclasses.replace(Limits(), timeout=5)``.
+    """
+
+    #: Wall-clock seconds a pass may run (connector calls included); the worker is killed.
+    timeout: float = 60.0
+    #: CPU seconds (RLIMIT_CPU). ``None``: the same as ``timeout``, rounded up.
+    max_cpu_seconds: float | None = None
+    #: Address space of the worker in bytes (RLIMIT_AS); ``None`` for no limit.
+    max_memory_bytes: int | None = 1 << 30
+    #: New processes or threads the worker may start. 0 forbids them (seccomp, where
+    #: available, and RLIMIT_NPROC, which Linux counts per user and ignores for root).
+    max_processes: int = 0
+    #: Largest file the worker may write (RLIMIT_FSIZE); 0 means no file writes.
+    max_file_size: int = 0
+    #: Open file descriptors (RLIMIT_NOFILE).
+    max_open_files: int = 32
+    #: Characters the pass may print in total.
+    max_output_chars: int = 1_000_000
+    #: Characters of the serialized result (and, separately, of carried-over variables).
+    max_result_chars: int = 10_000_000
+    #: Connector calls per pass.
+    max_calls: int = 10_000
+    #: Allow network access from the worker (off: a new, empty network namespace).
+    network: bool = False
+    #: Fail every pass when the OS cannot confine the worker (no network namespace,
+    #: no seccomp, ...) instead of running it with what is available.
+    require_isolation: bool = False
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not (isinstance(self.timeout, int | float) and self.timeout > 0 and math.isfinite(self.timeout)):
+            problems.append(f"timeout must be a positive number of seconds, not {self.timeout!r}")
+        if self.max_cpu_seconds is not None and not self.max_cpu_seconds > 0:
+            problems.append(f"max_cpu_seconds must be positive or None, not {self.max_cpu_seconds!r}")
+        if self.max_memory_bytes is not None and self.max_memory_bytes < 64 << 20:
+            problems.append(f"max_memory_bytes must be at least 64 MiB (the interpreter needs it), "
+                            f"not {self.max_memory_bytes!r}")
+        for name in ("max_processes", "max_file_size"):
+            if getattr(self, name) < 0:
+                problems.append(f"{name} must be 0 or more")
+        if self.max_open_files < 8:
+            problems.append("max_open_files must be at least 8 (the worker needs its pipes)")
+        for name in ("max_output_chars", "max_result_chars", "max_calls"):
+            if getattr(self, name) < 1:
+                problems.append(f"{name} must be at least 1")
+        if problems:
+            raise ConfigurationError("Invalid Limits: " + "; ".join(problems) + ".")
+
+    @property
+    def cpu_seconds(self) -> int:
+        """The RLIMIT_CPU value the worker gets."""
+        return max(1, math.ceil(self.max_cpu_seconds if self.max_cpu_seconds is not None else self.timeout))
+
+    @property
+    def max_message_bytes(self) -> int:
+        """Largest line the host reads from a worker (a result plus variables, UTF-8)."""
+        return 8 * self.max_result_chars + (4 << 20)
+
+    def worker_config(self) -> dict[str, Any]:
+        """The limits as the worker applies them."""
+        return {
+            "cpu_seconds": self.cpu_seconds, "max_memory_bytes": self.max_memory_bytes,
+            "max_processes": self.max_processes, "max_file_size": self.max_file_size,
+            "max_open_files": self.max_open_files, "max_output_chars": self.max_output_chars,
+            "max_result_chars": self.max_result_chars, "max_calls": self.max_calls,
+            "network": self.network, "require_isolation": self.require_isolation,
+        }
+
+
+class _Pass:
+    """The host's side of one pass with one worker."""
+
+    def __init__(self, worker: WorkerProcess, limits: Limits, host: HostHandler, on_output: OutputCallback | None,
+                 namespaces: Mapping[str, frozenset[str]], loop: asyncio.AbstractEventLoop,
+                 startup_timeout: float) -> None:
+        self.worker = worker
+        self.limits = limits
+        self.host = host
+        self.on_output = on_output
+        self.namespaces = namespaces
+        self.loop = loop
+        self.loop_thread = threading.get_ident()
+        self.startup_timeout = startup_timeout
+        self.pipe = WorkerPipe(loop, worker.stdout_fd, worker.stdin_fd, worker.stderr_fd, worker.buffer,
+                               limits.max_message_bytes)
+        self.finished: asyncio.Future[None] = loop.create_future()
+        self.lock = threading.Lock()
+        self.reason: SandboxError | None = None   # why the host killed the worker
+        self.abort: str | None = None             # set once the host answered "abort"
+        self.fail: SandboxError | None = None     # the error the pass reported with op "fail"
+        self.done: dict[str, Any] | None = None
+        self.crash: SandboxError | None = None
+        self.started = False                      # the worker said "ready"
+        self.outputs: list[str] = []
+        self.output_chars = 0
+        self.calls = 0
+        self.asking: str | None = None            # the request the host is answering
+        self.timers: list[asyncio.TimerHandle] = []
+
+    # -- ending the pass (any thread)
+    def kill(self, reason: SandboxError | None) -> None:
+        """Stop the worker now; ``reason`` becomes the error (None: the host's abort stands)."""
+        with self.lock:
+            if self.done is not None or self.crash is not None or self.reason is not None:
+                first = False
+            else:
+                first = True
+                self.reason = reason if reason is not None else SandboxError("", "")
+        self.worker.kill()
+        if first:
+            if threading.get_ident() == self.loop_thread:
+                self._settle()
+            else:
+                with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+                    self.loop.call_soon_threadsafe(self._settle)
+
+    def _settle(self) -> None:
+        if not self.finished.done():
+            self.finished.set_result(None)
+
+    def outcome(self) -> ExecuteResult:
+        logs = "".join(self.outputs).splitlines()
+        if self.done is not None:
+            err = self.done.get("error")
+            return ExecuteResult(result=self.done.get("result"), error=SandboxError.from_dict(err) if err else None,
+                                 logs=logs, variables=dict(self.done.get("variables") or {}))
+        error = self.reason if self.reason is not None else self.crash
+        if error is not None and not error.type:  # killed after an abort: the host's decision stands
+            error = self.fail
+        return ExecuteResult(error=error, logs=logs)
+
+    # -- the conversation (loop thread)
+    async def converse(self, run_line: bytes) -> None:
+        try:
+            await self._converse(run_line)
+        except WorkerProtocolError as exc:
+            self.kill(_crashed(f"the worker broke the protocol ({exc}) and was stopped"))
+        except Exception as exc:  # a bug on the host side must not leave the pass hanging
+            log.exception("isolated executor: unexpected error")
+            self.kill(SandboxError("ExecutorError", f"internal error of the isolated executor: {exc}"))
+        finally:
+            for timer in self.timers:
+                timer.cancel()
+            self.pipe.detach()
+            self._settle()
+
+    async def _converse(self, run_line: bytes) -> None:
+        if self.worker.ready is None:
+            self.timers.append(self.loop.call_later(self.startup_timeout, self.kill, _crashed(
+                f"the worker did not start within {self.startup_timeout:g} s (the machine may be overloaded)")))
+        else:
+            self._start_clock()
+        if not await self.pipe.write(run_line):
+            return await self._ended()
+        while True:
+            line = await self.pipe.readline()
+            if not line:
+                return await self._ended()
+            if self.reason is not None:
+                continue  # killed: drain to EOF
+            message = _parse(line)
+            op = message.get("op")
+            if op == "output":
+                self._output(message)
+            elif op == "ready" and self.worker.ready is None:
+                self._ready(message)
+            elif op == "done" and self.started:
+                _check_done(message)
+                with self.lock:
+                    if self.reason is None:
+                        self.done = message
+                return None
+            elif self.started and isinstance(op, str):
+                reply = await self._answer(message)
+                if reply is not None and not await self.pipe.write(dumps_line(reply)):
+                    return await self._ended()
+            else:
+                raise WorkerProtocolError(f"unexpected message {op!r}")
+
+    def _start_clock(self) -> None:
+        self.started = True
+        for timer in self.timers:
+            timer.cancel()
+        self.timers = [self.loop.call_later(self.limits.timeout, self.kill, SandboxError("Timeout", (
+            f"the pass ran longer than {self.limits.timeout:g} s and its worker was stopped "
+            f"(Limits.timeout={self.limits.timeout:g}). Make the code do less per pass (fewer calls, "
+            "smaller data) or raise the limit.")))]
+
+    def _ready(self, message: dict[str, Any]) -> None:
+        report = message.get("isolation")
+        self.worker.ready = report if isinstance(report, dict) else {}
+        refused = self.worker.ready.get("refused")
+        if isinstance(refused, str):
+            self.kill(SandboxError("ExecutorError", refused))
+            return
+        self._start_clock()
+
+    def _output(self, message: dict[str, Any]) -> None:
+        text = message.get("text")
+        if not isinstance(text, str):
+            raise WorkerProtocolError("output text is not a string")
+        self.output_chars += len(text)
+        if self.output_chars > self.limits.max_output_chars:
+            self.kill(SandboxError("LimitExceeded", (
+                f"the pass printed more than {self.limits.max_output_chars:,} characters (Limits.max_output_chars="
+                f"{self.limits.max_output_chars}). Print less, or return a summary instead.")))
+            return
+        self.outputs.append(text)
+        if self.on_output is not None:
+            try:
+                self.on_output(text)
+            except Exception:
+                log.exception("isolated executor: on_output callback failed")
+
+    async def _answer(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        if self.abort is not None:
+            return {"abort": self.abort}
+        request = check_request(message, self.namespaces)
+        op = request["op"]
+        if op == "fail":
+            self.fail = SandboxError(request["type"], request["message"])
+        if op == "call":
+            self.calls += 1
+            if self.calls > self.limits.max_calls:
+                self.kill(SandboxError("LimitExceeded", (
+                    f"the pass made more than {self.limits.max_calls:,} connector calls "
+                    f"(Limits.max_calls={self.limits.max_calls})")))
+                return None
+            self.asking = f"its call to {request['connector']}.{request['method']}"
+        else:
+            self.asking = f"its {op!r} request"
+        try:
+            reply = await self.host(request)
+        except Exception as exc:
+            log.exception("isolated executor: the host handler failed")
+            self.fail = SandboxError(type(exc).__name__, f"the host failed to answer {self.asking}: {exc}")
+            reply = {"abort": self.fail.message}
+        finally:
+            self.asking = None
+        if not isinstance(reply, dict):
+            reply = {"abort": "the host gave an invalid answer"}
+        if "abort" in reply:
+            self.abort = str(reply["abort"])
+            # The pass is over; let the sandbox unwind and report, then stop it regardless.
+            self.timers.append(self.loop.call_later(_ABORT_GRACE, self.kill, None))
+        return reply
+
+    async def _ended(self) -> None:
+        """The worker closed its output without finishing: find out why."""
+        rc = await _wait_exit(self.worker.proc, 2.0)
+        if rc is None:
+            self.worker.kill()
+            rc = await _wait_exit(self.worker.proc, 2.0)
+        with self.lock:
+            if self.reason is None and self.done is None:
+                self.crash = self._exit_error(rc)
+
+    def _exit_error(self, rc: int | None) -> SandboxError:
+        limits = self.limits
+        when = f" while the host was answering {self.asking}" if self.asking else ""
+        if not self.started:
+            when = " before it was ready"
+        tail = self.pipe.stderr_tail()
+        detail = f" Its last words: {tail}" if tail else ""
+        memory = (f" It may have run out of memory (Limits.max_memory_bytes={limits.max_memory_bytes})."
+                  if limits.max_memory_bytes else "")
+        fresh = " The next pass runs in a fresh worker."
+        if rc is not None and rc < 0:
+            sig = -rc
+            if sig == signal.SIGXCPU:
+                return SandboxError("LimitExceeded", (
+                    f"the pass used more than {limits.cpu_seconds} s of CPU time and its worker was stopped "
+                    f"(Limits.max_cpu_seconds={limits.cpu_seconds}). Make the computation smaller or raise "
+                    "the limit."))
+            try:
+                name = signal.Signals(sig).name
+            except ValueError:
+                name = f"signal {sig}"
+            if sig == signal.SIGKILL:
+                return _crashed(f"the worker process was killed (SIGKILL) from outside the executor{when}, "
+                                f"e.g. by the out-of-memory killer or a user." + detail + fresh)
+            if sig in (signal.SIGSEGV, signal.SIGBUS):
+                return _crashed(f"the worker process crashed ({name}){when}, e.g. the C stack overflowed on "
+                                "very deeply nested code or data." + detail + fresh)
+            return _crashed(f"the worker process died of {name}{when}." + (memory if sig == signal.SIGABRT
+                                                                          else "") + detail + fresh)
+        if rc is None:
+            return _crashed(f"the worker process closed its pipe and kept running{when}; it was stopped." + fresh)
+        return _crashed(f"the worker process exited (exit code {rc}){when} without finishing the pass."
+                        + detail + fresh)
+
+
+_ABORT_GRACE = 2.0
+
+
+def _crashed(message: str) -> SandboxError:
+    return SandboxError("WorkerCrashed", message)
+
+
+def _parse(line: bytes) -> dict[str, Any]:
+    try:
+        message = loads_line(line)
+    except (ValueError, RecursionError) as exc:
+        raise WorkerProtocolError(f"a line that is not strict JSON: {type(exc).__name__}") from None
+    if not isinstance(message, dict):
+        raise WorkerProtocolError("a message that is not a JSON object")
+    return message
+
+
+def _check_done(message: dict[str, Any]) -> None:
+    err = message.get("error")
+    if err is not None and not (
+            isinstance(err, dict) and isinstance(err.get("type"), str) and isinstance(err.get("message"), str)
+            and isinstance(err.get("lineno", None), int | None) and isinstance(err.get("traceback", ""), str)):
+        raise WorkerProtocolError("a malformed error in 'done'")
+    variables = message.get("variables", {})
+    if not isinstance(variables, dict):
+        raise WorkerProtocolError("malformed variables in 'done'")
+
+
+async def _wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> int | None:
+    deadline = time.monotonic() + timeout
+    delay = 0.0005
+    while True:
+        rc = proc.poll()
+        if rc is not None or time.monotonic() >= deadline:
+            return rc
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+
+class SubprocessExecutor:
+    """The default executor: each pass in a fresh, confined worker process.
+
+    ``limits`` bound every pass (see :class:`Limits`). ``warm`` workers are kept started
+    ahead of need (0: each pass starts its own). ``python`` is the interpreter that runs
+    workers (default: this one). One executor may serve several passes at once, from
+    several event loops or threads in turn.
+    """
+
+    def __init__(self, limits: Limits | None = None, *, warm: int = 1, python: str | None = None,
+                 startup_timeout: float = 30.0) -> None:
+        if warm < 0:
+            raise ConfigurationError("warm must be 0 or more")
+        self.limits = limits or Limits()
+        self.startup_timeout = startup_timeout
+        self._command = worker_command(python)
+        self._pool = WarmPool(self._start_worker, warm)
+        self._lock = threading.Lock()
+        self._running: set[_Pass] = set()
+        self._orphans: set[asyncio.Task[None]] = set()
+        self._isolation: dict[str, Any] | None = None
+        self._warned = False
+
+    @property
+    def warm(self) -> int:
+        """How many workers are kept started ahead of need."""
+        return self._pool.size
+
+    @property
+    def isolation(self) -> dict[str, Any] | None:
+        """What the latest worker reported about its confinement (None before the first).
+
+        Keys: ``network``, ``filesystem``, ``user``, ``syscalls``, ``rlimits`` (text),
+        ``network_isolated``, ``filesystem_hidden``, ``seccomp`` (bool) and ``problems``
+        (what this OS refused).
+        """
+        return dict(self._isolation) if self._isolation is not None else None
+
+    def _start_worker(self) -> WorkerProcess:
+        return start_worker(self._command, {"op": "config", "parent_pid": os.getpid(),
+                                            "empty_root": EmptyRoot.get(), "limits": self.limits.worker_config()})
+
+    async def warm_up(self) -> dict[str, Any] | None:
+        """Start the warm workers now and wait until they are ready; return :attr:`isolation`.
+
+        Optional: without it the first pass starts a worker itself (about 60 ms).
+        """
+        loop = asyncio.get_running_loop()
+        for worker in await loop.run_in_executor(None, self._pool.fill):
+            if worker.ready is not None:
+                continue
+            pipe = WorkerPipe(loop, worker.stdout_fd, worker.stdin_fd, worker.stderr_fd, worker.buffer,
+                              self.limits.max_message_bytes)
+            try:
+                line = await asyncio.wait_for(pipe.readline(), self.startup_timeout)
+                message = _parse(line) if line else {}
+            except (TimeoutError, WorkerProtocolError):
+                message = {}
+            finally:
+                pipe.detach()
+            report = message.get("isolation")
+            if message.get("op") == "ready" and isinstance(report, dict):
+                worker.ready = report
+                self._note_isolation(report)
+            else:  # never hand out a worker that did not start properly
+                self._pool.discard(worker)
+        return self.isolation
+
+    def _note_isolation(self, report: dict[str, Any]) -> None:
+        self._isolation = report
+        if not self._warned and report.get("problems"):
+            self._warned = True
+            log.warning("isolated executor: the worker is only partly confined on this system: %s",
+                        "; ".join(str(p) for p in report["problems"]))
+
+    # -- the Executor protocol
+    async def execute(
+        self,
+        code: str,
+        namespaces: Mapping[str, Sequence[str]],
+        *,
+        host: HostHandler,
+        inputs: Mapping[str, Any] | None = None,
+        on_output: OutputCallback | None = None,
+    ) -> ExecuteResult:
+        """Run one pass in a fresh worker; every failure comes back as ``ExecuteResult.error``."""
+        names = {str(k): frozenset(str(m) for m in v) for k, v in namespaces.items()}
+        try:
+            run_line = dumps_line({"op": "run", "code": code, "namespaces": {k: sorted(v) for k, v in names.items()},
+                                   "inputs": dict(inputs or {})})
+        except (TypeError, ValueError) as exc:
+            return ExecuteResult(error=SandboxError("CodecError", f"the pass inputs are not JSON data: {exc}"))
+        result = ExecuteResult()
+        for _attempt in range(2):
+            try:
+                worker = self._pool.take()
+            except Exception as exc:
+                return ExecuteResult(error=_crashed(f"could not start a worker process: {exc}"))
+            result, started = await self._run(worker, names, run_line, host, on_output)
+            if started:
+                break
+            # The worker died before it was ready (e.g. killed while idle): no code ran, retry once.
+        return result
+
+    async def _run(self, worker: WorkerProcess, names: Mapping[str, frozenset[str]], run_line: bytes,
+                   host: HostHandler, on_output: OutputCallback | None) -> tuple[ExecuteResult, bool]:
+        loop = asyncio.get_running_loop()
+        run = _Pass(worker, self.limits, host, on_output, names, loop, self.startup_timeout)
+        with self._lock:
+            self._running.add(run)
+        task = loop.create_task(run.converse(run_line))
+        task.add_done_callback(lambda _t: self._pool.retire(worker))
+        try:
+            await asyncio.shield(run.finished)
+        except asyncio.CancelledError:
+            run.kill(SandboxError("Interrupted", "the pass was cancelled"))
+            raise
+        finally:
+            with self._lock:
+                self._running.discard(run)
+            worker.kill()
+            if not task.done():
+                # Stopped while the host was answering a request: let that answer finish on
+                # its own (the runtime must not be cancelled mid-write); nothing reaches the
+                # killed worker any more.
+                self._orphans.add(task)
+                task.add_done_callback(self._orphans.discard)
+        if worker.ready is not None:
+            self._note_isolation(worker.ready)
+        return run.outcome(), run.started or (run.reason is not None and run.reason.type != "WorkerCrashed")
+
+    def interrupt(self) -> bool:
+        """Stop every running pass (thread-safe); each ends with error ``Interrupted``."""
+        with self._lock:
+            running = list(self._running)
+        for run in running:
+            run.kill(SandboxError("Interrupted", "the pass was interrupted"))
+        return bool(running)
+
+    async def aclose(self) -> None:
+        """Stop running passes and the warm workers. The executor stays usable (it restarts lazily)."""
+        self.interrupt()
+        await asyncio.get_running_loop().run_in_executor(None, self._pool.close)
+        if self._orphans:
+            await asyncio.wait(list(self._orphans), timeout=5)

@@ -1,0 +1,236 @@
+"""Worker processes for the isolated executor: starting them, keeping some warm, reaping them.
+
+A worker is started with :func:`worker_command` from a clean interpreter (never a fork of
+the host: ``subprocess`` execs a new program) with an empty environment, ``cwd=/``, only
+its three pipes (``close_fds``) and a new session. It is handed its configuration as the
+first line on stdin right away, so it confines itself while it waits for a pass.
+
+:class:`WarmPool` keeps ``size`` workers started ahead of need. Starting and reaping happen
+on one pool thread: ``Popen`` occasionally takes 5-12 ms here (while other interpreters
+are starting on the two cores) and must not stall the event loop in the middle of a pass.
+Workers die with that thread (``PR_SET_PDEATHSIG``), so a crashed host leaves none behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import weakref
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.executor.worker import dumps_line
+
+log = logging.getLogger(__name__)
+
+_BOOT = "import sys; sys.path[:0] = sys.argv[1:]; from codemode_kernel.executor.worker import main; main()"
+
+
+def worker_command(python: str | None = None, flags: Sequence[str] = ()) -> list[str]:
+    """The command line of a worker: a clean interpreter that imports only what it needs.
+
+    ``-I`` ignores the environment and user site; ``-S`` skips site-packages, so the worker's
+    ``sys.path`` is the standard library plus the two directories named here (this package
+    and RestrictedPython).
+    """
+    executable = python or sys.executable
+    if not executable:
+        raise ConfigurationError("sys.executable is empty: pass python= to SubprocessExecutor.")
+    paths = [str(Path(__file__).resolve().parents[2])]
+    spec = importlib.util.find_spec("RestrictedPython")
+    if spec is not None and spec.submodule_search_locations:
+        paths.append(str(Path(next(iter(spec.submodule_search_locations))).parent))
+    return [executable, "-I", "-S", *flags, "-c", _BOOT, *dict.fromkeys(paths)]
+
+
+class EmptyRoot:
+    """An empty, read-only directory the workers chroot into (one per host process)."""
+
+    _path: str | None = None
+    _lock = threading.Lock()
+
+    @classmethod
+    def get(cls) -> str:
+        with cls._lock:
+            if cls._path is None or not os.path.isdir(cls._path):
+                cls._path = tempfile.mkdtemp(prefix="codemode-empty-root-")
+                os.chmod(cls._path, 0o500)
+                weakref.finalize(cls, shutil.rmtree, cls._path, True)
+            return cls._path
+
+
+class WorkerProcess:
+    """One worker process, our ends of its pipes, and the bytes read from it so far."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        self.stdin_fd = proc.stdin.fileno()
+        self.stdout_fd = proc.stdout.fileno()
+        self.stderr_fd = proc.stderr.fileno()
+        for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
+            os.set_blocking(fd, False)
+        self.buffer = bytearray()
+        #: The worker's ``isolation`` report once it said ``ready``.
+        self.ready: dict[str, Any] | None = None
+        self.closed = False
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL (thread-safe, idempotent, never signals a reaped pid)."""
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+
+    def close(self) -> None:
+        """Kill the process and close our ends of its pipes; reaping is the pool's job."""
+        self.kill()
+        if not self.closed:
+            self.closed = True
+            for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                if f is not None:
+                    with contextlib.suppress(OSError):
+                        f.close()
+
+
+def start_worker(command: Sequence[str], config: dict[str, Any]) -> WorkerProcess:
+    """Start one worker and hand it its configuration."""
+    proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={}, cwd="/", close_fds=True, start_new_session=True)
+    worker = WorkerProcess(proc)
+    os.write(worker.stdin_fd, dumps_line(config))  # small, into an empty pipe: never blocks
+    return worker
+
+
+class WarmPool:
+    """``size`` workers started ahead of need, filled and reaped by one pool thread."""
+
+    def __init__(self, start: Callable[[], WorkerProcess], size: int) -> None:
+        self._start = start
+        self.size = size
+        self._cond = threading.Condition()
+        self._idle: deque[WorkerProcess] = deque()
+        self._dead: list[WorkerProcess] = []
+        self._starting = 0
+        self._thread: threading.Thread | None = None
+        self._closing = False
+        self._finalizer = weakref.finalize(self, _kill_all, self._idle, self._dead)
+
+    def take(self) -> WorkerProcess:
+        """A started worker: a warm one if alive, else a new one started here."""
+        with self._cond:
+            while self._idle:
+                worker = self._idle.popleft()
+                if worker.alive():
+                    self._wake()
+                    return worker
+                worker.close()
+                self._dead.append(worker)
+            self._wake()
+        return self._start()
+
+    def retire(self, worker: WorkerProcess) -> None:
+        """Kill a worker that served (or failed) its pass; the pool thread reaps it."""
+        worker.close()
+        with self._cond:
+            self._dead.append(worker)
+            self._wake()
+
+    def discard(self, worker: WorkerProcess) -> None:
+        """Remove an idle worker that turned out to be broken."""
+        with self._cond:
+            if worker in self._idle:
+                self._idle.remove(worker)
+        self.retire(worker)
+
+    def fill(self) -> list[WorkerProcess]:
+        """Start the missing warm workers now (on this thread); return the idle ones."""
+        while True:
+            with self._cond:
+                if len(self._idle) + self._starting >= self.size:
+                    return list(self._idle)
+                self._starting += 1
+            worker: WorkerProcess | None = None
+            try:
+                worker = self._start()
+            finally:
+                with self._cond:
+                    self._starting -= 1
+                    if worker is not None:
+                        self._idle.append(worker)
+
+    def _wake(self) -> None:
+        # Called with the lock held.
+        if self._thread is None or not self._thread.is_alive():
+            self._closing = False
+            self._thread = threading.Thread(target=self._run, name="codemode-worker-pool", daemon=True)
+            self._thread.start()
+        self._cond.notify_all()
+
+    def _run(self) -> None:
+        failures = 0
+        while True:
+            with self._cond:
+                while not self._closing and not self._dead and len(self._idle) + self._starting >= self.size:
+                    self._cond.wait()
+                if self._closing:
+                    return
+                dead, self._dead[:] = list(self._dead), []
+                start = len(self._idle) + self._starting < self.size
+                if start:
+                    self._starting += 1
+            for worker in dead:
+                with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+                    worker.proc.wait(timeout=5)
+            if not start:
+                continue
+            worker: WorkerProcess | None = None
+            try:
+                worker = self._start()
+                failures = 0
+            except Exception:  # keep the thread alive; a pass will report the error itself
+                failures += 1
+                log.warning("isolated executor: could not start a warm worker", exc_info=failures == 1)
+            finally:
+                with self._cond:
+                    self._starting -= 1
+                    if worker is not None:
+                        self._idle.append(worker)
+                    elif not self._closing:
+                        self._cond.wait(min(30.0, 0.5 * failures))  # back off, do not spin
+
+    def close(self) -> None:
+        """Stop the pool thread and kill every idle and retired worker."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+            thread, self._thread = self._thread, None
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=10)
+        _kill_all(self._idle, self._dead)
+
+
+def _kill_all(idle: deque[WorkerProcess], dead: list[WorkerProcess]) -> None:
+    workers = [*idle, *dead]
+    idle.clear()
+    dead.clear()
+    for worker in workers:
+        worker.close()
+    for worker in workers:
+        with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+            worker.proc.wait(timeout=5)
