@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install lint typecheck pytest clean
+.PHONY: demo test install lint typecheck pytest clean labextension labextension-check browser-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,27 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
+# The JupyterLab extension: the editable install's build hook builds labextension/ into
+# codemode_kernel/labextension and installs it as shared-data (copied once, at install time),
+# so this rule rebuilds and re-copies it when its sources change.
+LABEXT_SRC  := $(wildcard labextension/src/*.ts labextension/src/*.tsx labextension/style/*) labextension/package.json
+LABEXT_DEST := $(VENV)/share/jupyter/labextensions/codemode-kernel
+JLPM        := PATH="$(abspath $(BIN)):$$PATH" $(abspath $(BIN))/jlpm
+
+$(LABEXT_DEST)/package.json: $(LABEXT_SRC) | $(STAMP)
+	cd labextension && $(JLPM) install && $(JLPM) build
+	rm -rf $(LABEXT_DEST) && mkdir -p $(LABEXT_DEST)
+	cp -R codemode_kernel/labextension/. $(LABEXT_DEST)/ && cp labextension/install.json $(LABEXT_DEST)/
+
+labextension: $(LABEXT_DEST)/package.json
+
+labextension-check: labextension
+	cd labextension && $(JLPM) lint:check && $(JLPM) test
+
+# The browser tests drive Debian's chromium with playwright.
+browser-deps:
+	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
+
 lint: install
 	$(BIN)/ruff check codemode_kernel tests benchmarks
 
@@ -24,10 +45,10 @@ typecheck: install
 
 # The suite needs a PostgreSQL server for the shared-store tests; scripts/test-postgres.sh
 # installs Debian's server if missing, starts a throwaway cluster and prints its URL.
-pytest: install
+pytest: install labextension browser-deps
 	CODEMODE_TEST_POSTGRES_URL="$$(scripts/test-postgres.sh start)" $(BIN)/pytest -q
 
-test: lint typecheck pytest
+test: lint typecheck labextension-check pytest
 
 demo: install
 	$(BIN)/python -m codemode_kernel.demo
