@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import signal
 import sys
@@ -130,6 +131,10 @@ class CodemodeKernel(IPythonKernel):
         # Build the runtime and resolve the catalog now, so the first cell does not pay for
         # it (async connectors such as MCP servers start here).
         try:
+            # The runtime's imports take seconds (jsonschema compiles a grammar at import when
+            # rfc3987-syntax is installed, as it is beside JupyterLab): import in a thread so
+            # the kernel answers kernel_info and completions meanwhile.
+            await asyncio.to_thread(importlib.import_module, "codemode_kernel.runtime")
             runtime = self.notebook.runtime
             await runtime.catalog()
             _ = runtime.executor
@@ -309,6 +314,10 @@ class CodemodeKernel(IPythonKernel):
 
 def main() -> None:
     """Launch the kernel (``python -m codemode_kernel -f {connection_file}``)."""
+    # jsonschema registers an optional "iri" format checker from rfc3987-syntax (installed
+    # beside JupyterLab), whose import compiles a grammar: about 2 s of kernel start-up.
+    # Code Mode validates arguments without format checks, so this process goes without it.
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
     from ipykernel.kernelapp import IPKernelApp
 
     IPKernelApp.launch_instance(kernel_class=CodemodeKernel)

@@ -133,6 +133,11 @@ class PanelChannel:
         self._comms[comm.comm_id] = comm
         comm.on_msg(lambda m: self._on_msg(comm, m))
         comm.on_close(lambda m: self._forget(comm))
+        # The runtime is read on the home loop's thread, like every other request.
+        if not self._call_home(self._say_hello, comm):
+            self._say_hello(comm)
+
+    def _say_hello(self, comm: PanelComm) -> None:
         self._send(comm, self._hello())
 
     def _forget(self, comm: PanelComm) -> None:
@@ -156,22 +161,29 @@ class PanelChannel:
             rtype = data.get("type") if isinstance(data, dict) and isinstance(data.get("type"), str) else None
             self._send(comm, pm.error(pm.request_id_of(data), rtype, str(exc), "PanelRequestError"))
             return
+        if not self._call_home(self._start, comm, request):
+            self._send(comm, pm.error(request.request_id, request.type,
+                                      "The kernel has no running event loop to serve panel requests; "
+                                      "restart the kernel.", "RuntimeError"))
+
+    def _call_home(self, fn: Callable[..., None], *args: Any) -> bool:
+        """Call ``fn`` on the home loop (now if we are on it); False if there is no loop at all."""
         self._adopt_loop()
         home = self._loop
         try:
             here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             here = None
-        if home is None or home is here or home.is_closed():
-            if here is None:
-                log.warning("panel request %s arrived with no event loop to serve it", request.type)
-                return
-            self._start(here, comm, request)
-        else:
-            home.call_soon_threadsafe(self._start, home, comm, request)
+        if home is not None and home is not here and not home.is_closed():
+            home.call_soon_threadsafe(fn, *args)
+            return True
+        if here is None:
+            return False
+        fn(*args)
+        return True
 
-    def _start(self, loop: asyncio.AbstractEventLoop, comm: PanelComm, request: pm.Request) -> None:
-        task = loop.create_task(self._serve(comm, request))
+    def _start(self, comm: PanelComm, request: pm.Request) -> None:
+        task = asyncio.get_running_loop().create_task(self._serve(comm, request))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -116,7 +116,7 @@ class ExecutionCard:
             approve.on_click(lambda _b: self._approve())
             reject.on_click(lambda _b, s=seq: self._reject(s if isinstance(s, int) else None))
             args = w.HTML(f'<pre style="margin:2px 0 6px 0;max-height:16em;overflow:auto">'
-                          f"{html.escape(json_text(p.get('args')))}</pre>")
+                          f"{html.escape(json_text(p.get('args')), quote=False)}</pre>")
             rows.append(w.VBox([w.HBox([title, approve, reject]), args]))
             self._action_buttons += [approve, reject]
         self.pending_box.children = tuple(rows)

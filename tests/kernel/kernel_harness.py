@@ -7,7 +7,9 @@ so a test can count, from outside the kernel process, how often an action really
 
 from __future__ import annotations
 
+import html
 import os
+import re
 import sqlite3
 import textwrap
 import time
@@ -185,7 +187,7 @@ class Widgets:
         for m in self.within(root):
             state = self.models.get(m, {})
             if state.get("_model_name") == "HTMLModel":
-                parts.append(str(state.get("value", "")))
+                parts.append(html.unescape(re.sub(r"<[^>]+>", "", str(state.get("value", "")))))
             if state.get("_model_name") == "OutputModel":
                 for out in state.get("outputs", []):
                     parts.append(out.get("text") or str(out.get("data", {}).get("text/plain", ""))
