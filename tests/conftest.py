@@ -11,7 +11,7 @@ import pytest
 from codemode_kernel import CodemodeRuntime, Connector, InProcessExecutor
 
 # The runtime suite runs once per executor kind: every promise must hold on both.
-EXECUTOR_KINDS = ["inprocess"]
+EXECUTOR_KINDS = ["inprocess", "subprocess"]
 
 
 def make_executor(kind: str) -> Any:
