@@ -36,7 +36,7 @@ import mcp_types
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.server import MCPServer
+from mcp.server import MCPServer, Server
 from mcp.shared.exceptions import MCPError
 
 from codemode_kernel.connectors.base import Connector, ExecutionContext, RevertFn, Tool, sanitize_identifier
@@ -72,7 +72,7 @@ class McpConnector(Connector):
 
     Exactly one of ``command`` (a stdio server: ``args``, ``env`` and ``cwd`` go with it),
     ``url`` (a streamable-HTTP server; ``headers`` go with it) or ``server`` (an in-process
-    ``MCPServer``, for tests) is given. Tool names are sanitized to identifiers
+    ``MCPServer`` or low-level ``Server``, for tests) is given. Tool names are sanitized to identifiers
     (``word-count`` → ``word_count``); two names that sanitize alike are refused.
 
     Results reach the code as plain values: ``structured_content`` when the server sends it
@@ -126,7 +126,7 @@ class McpConnector(Connector):
         cwd: str | Path | None = None,
         url: str | None = None,
         headers: Mapping[str, str] | None = None,
-        server: MCPServer | None = None,
+        server: MCPServer | Server[Any] | None = None,
         instructions: str | None = None,
         requires_approval: Collection[str] | bool = (),
         no_approval: Collection[str] = (),
@@ -140,8 +140,9 @@ class McpConnector(Connector):
         if len(given) != 1:
             raise ConfigurationError(f"{where}: give exactly one of command= (a stdio server), url= (streamable "
                                      f"HTTP) or server= (an in-process MCPServer); got {given or 'none'}.")
-        if server is not None and not isinstance(server, MCPServer):
-            raise ConfigurationError(f"{where}: server= must be an mcp.server.MCPServer; got {type(server).__name__}.")
+        if server is not None and not isinstance(server, (MCPServer, Server)):
+            raise ConfigurationError(f"{where}: server= must be an mcp.server.MCPServer (or a low-level "
+                                     f"mcp.server.Server); got {type(server).__name__}.")
         if timeout <= 0 or connect_timeout <= 0:
             raise ConfigurationError(f"{where}: timeout and connect_timeout must be positive numbers of seconds.")
         self.name = name
@@ -342,7 +343,8 @@ class _Target:
     """Where the server is; ``${VAR}`` references are expanded when a connection opens."""
 
     def __init__(self, *, command: str | None, args: list[str], env: dict[str, str] | None, cwd: str | None,
-                 url: str | None, headers: dict[str, str], server: MCPServer | None, label: str) -> None:
+                 url: str | None, headers: dict[str, str], server: MCPServer | Server[Any] | None,
+                 label: str) -> None:
         self.command = command
         self.args = args
         self.env = env

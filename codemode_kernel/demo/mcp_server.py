@@ -175,6 +175,11 @@ def build_server(store: NoteStore | None = None, *, allow_crash: bool = False) -
         return seconds
 
     @server.tool(annotations=READ_ONLY)
+    def whoami() -> dict[str, int]:
+        """The server's process id (to tell one server process from another)."""
+        return {"pid": os.getpid()}
+
+    @server.tool(annotations=READ_ONLY)
     def stats() -> dict[str, int]:
         """How many times each tool was called."""
         return dict(notes.calls)
