@@ -50,8 +50,10 @@ pytest: install labextension browser-deps
 
 test: lint typecheck labextension-check pytest
 
-demo: install
-	$(BIN)/python -m codemode_kernel.demo
+# Starts the demo HTTP API and JupyterLab on examples/notebooks (127.0.0.1), prints the URL
+# with its token, and stops everything on Ctrl-C.
+demo: install labextension
+	$(BIN)/python -m codemode_kernel.launch_demo
 
 clean:
 	rm -rf $(VENV) build dist
