@@ -67,7 +67,8 @@ class OpenApiConnector(Connector):
 
     Approval: every operation that is not GET/HEAD needs approval by default;
     ``requires_approval`` (``True``/``False`` for all, or names / ``fnmatch`` patterns) and
-    ``no_approval`` (names / patterns) change that. Names may be operationIds or method names.
+    ``no_approval`` (names / patterns) change that. Names may be operationIds, method names or
+    ``tag:<tag>``.
 
     ``idempotency_header=True`` (or a header name) sends ``Idempotency-Key:
     <execution_id>:<seq>`` on every non-GET/HEAD request, so a server that honours it
@@ -239,7 +240,8 @@ class OpenApiConnector(Connector):
             by_name[op.name] = op
         known = {op.name: op.name for op in by_name.values()}
         known.update({op.operation_id: op.name for op in by_name.values() if op.operation_id})
-        self._rule.check_known(known, where)
+        tags = {f"tag:{t}": "" for op in by_name.values() for t in op.tags}
+        self._rule.check_known({**known, **tags}, where)
         check_reverts({k: v for k, v in self._reverts.items() if isinstance(v, RevertMapping)}, known, where)
         for key in self._reverts:
             if key not in known:
@@ -251,7 +253,7 @@ class OpenApiConnector(Connector):
             self.instructions = _instructions(doc)
         out: dict[str, Tool] = {}
         for method_name, op in by_name.items():
-            names = [method_name, *([op.operation_id] if op.operation_id else [])]
+            names = [method_name, *([op.operation_id] if op.operation_id else []), *(f"tag:{t}" for t in op.tags)]
             revert = self._reverts.get(method_name) or (self._reverts.get(op.operation_id)
                                                          if op.operation_id else None)
             out[method_name] = Tool(
