@@ -87,6 +87,7 @@ class _Builder:
     in_progress: set[str] = field(default_factory=set)
     forward_hit: bool = False
     budget_noted: bool = False
+    in_result: bool = False
 
     # names -----------------------------------------------------------------------------------
 
@@ -111,7 +112,8 @@ class _Builder:
             return True
         if not self.budget_noted:
             self.budget_noted = True
-            self.note(f"more than {self.max_definitions} nested types: deeper objects are shown as dict[str, Any]")
+            what = "the result" if self.in_result else "the arguments"
+            self.note(f"{what} have more nested types than shown: deeper objects are shown as dict[str, Any]")
         return False
 
     # references ------------------------------------------------------------------------------
@@ -522,12 +524,16 @@ def method_stub(
     requires_approval: bool = False,
     root: Mapping[str, Any] | None = None,
     max_definitions: int = 60,
+    max_result_definitions: int = 25,
 ) -> str:
     """Python declarations for calling one method: TypedDicts, then a keyword signature.
 
     ``root`` is the document ``$ref``s resolve against (default: the input schema for the
     arguments and the output schema for the result, so ``#/$defs/...`` inside each works).
-    The output is always valid Python.
+    The arguments get up to ``max_definitions`` named types, the result up to
+    ``max_result_definitions`` more (deeper objects are ``dict[str, Any]``): a result type
+    matters less than the arguments, and real APIs return very large objects. The output
+    is always valid Python.
     """
     func, path = _function_name(name)
     schema: Any = input_schema if input_schema is not None else {"type": "object", "properties": {}}
@@ -574,6 +580,9 @@ def method_stub(
                      "some argument names are not Python identifiers.")
 
     builder.root = output_schema if root is None else root
+    builder.max_definitions = len(builder.used_names) + max_result_definitions
+    builder.budget_noted = False
+    builder.in_result = True
     returns = builder.annotation(output_schema, f"{base_name} Result", 1) if output_schema is not None else "Any"
 
     doc_parts = [description.strip() or "(no description)"]
