@@ -248,6 +248,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         lab_token = secrets.token_hex(16)
         services.append(start_lab(args.lab_port, lab_token, root, lab_environment(api_token)))
         print(banner(services[1], services[0], root), flush=True)
+        if args.api_port != DEFAULT_API_PORT:
+            print(f"Note: codemode.toml points the petstore connector at port {DEFAULT_API_PORT}; change its "
+                  f"base_url to use port {args.api_port}.", flush=True)
         while not stopping.wait(0.5):
             for service in services:
                 if service.process.poll() is not None:
