@@ -1,0 +1,297 @@
+"""``codemode``: the runtime from a terminal, over the same store and configuration as the kernel.
+
+    codemode run script.py            run a program; when it pauses, answer the approval at the prompt
+    codemode executions               list executions (newest first)
+    codemode show ID|last             one execution and its journal
+    codemode pending                  calls waiting for approval
+    codemode approve ID|last          approve and resume (replays the journal)
+    codemode reject ID|last [SEQ]     reject the pending call
+    codemode rollback ID|last         revert applied calls in reverse order
+    codemode search QUERY             rank methods and snippets
+    codemode describe TARGET          Python declarations of a connector, method or snippet
+    codemode snippets                 saved snippets
+    codemode save-snippet NAME ID     save a completed execution as a snippet
+    codemode expire [--hours H]       reject stale paused executions, fail stale running ones
+    codemode demo                     a guided terminal demo of approvals, replay and rollback
+
+Connectors come from ``codemode.toml`` (or ``[tool.codemode]`` in ``pyproject.toml``) found from
+``--dir`` (default: the working directory), exactly as the kernel finds them; ``--store`` or
+``CODEMODE_STORE`` overrides the store URL. Output is JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TextIO
+
+from codemode_kernel import codec
+from codemode_kernel.config import default_store_url, load_config
+from codemode_kernel.connectors.toolset import ToolSetConnector
+from codemode_kernel.errors import CodemodeError
+from codemode_kernel.executor.base import Executor
+from codemode_kernel.models import STEP_CONNECTOR, ExecutionState
+from codemode_kernel.runtime import CodemodeRuntime
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="codemode", description="Code Mode runtime from a terminal.",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=(__doc__ or "").split("\n\n")[1])
+    parser.add_argument("--dir", type=Path, default=None, help="folder whose codemode.toml configures connectors")
+    parser.add_argument("--store", default=None, help="SQLAlchemy URL of the journal (overrides the config)")
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+    run = sub.add_parser("run", help="run a program (a file, or - for stdin)")
+    run.add_argument("file")
+    run.add_argument("--approve", choices=["ask", "yes", "no"], default="ask",
+                     help="answer approvals: ask at the prompt (default), approve all, or leave paused")
+    sub.add_parser("executions", help="list executions").add_argument("--limit", type=int, default=20)
+    sub.add_parser("show", help="one execution and its journal").add_argument("id")
+    sub.add_parser("pending", help="calls waiting for approval")
+    sub.add_parser("approve", help="approve a paused execution").add_argument("id")
+    rej = sub.add_parser("reject", help="reject a paused execution")
+    rej.add_argument("id")
+    rej.add_argument("seq", nargs="?", type=int, default=None)
+    sub.add_parser("rollback", help="revert applied calls").add_argument("id")
+    sub.add_parser("search", help="rank methods and snippets").add_argument("query", nargs="+")
+    sub.add_parser("describe", help="Python declarations").add_argument("target")
+    sub.add_parser("snippets", help="saved snippets")
+    save = sub.add_parser("save-snippet", help="save a completed execution as a snippet")
+    save.add_argument("name")
+    save.add_argument("id")
+    save.add_argument("--description", default="")
+    sub.add_parser("expire", help="expire stale executions").add_argument("--hours", type=float, default=24.0)
+    sub.add_parser("demo", help="guided terminal demo (approvals, replay, rollback)")
+    return parser
+
+
+def runtime_from_config(folder: Path, store: str | None) -> tuple[CodemodeRuntime, list[str]]:
+    """Build the runtime the kernel would build for a notebook in ``folder``; also return config problems."""
+    config = load_config(folder)
+    executor: Executor | None = None
+    if config.executor.kind == "inprocess":
+        from codemode_kernel.executor.inprocess import InProcessExecutor
+
+        executor = InProcessExecutor()
+    url = store or os.environ.get("CODEMODE_STORE", "").strip() or config.store_url or default_store_url(None, folder)
+    rt = CodemodeRuntime(list(config.connectors), store=url, executor=executor, name=config.runtime_name,
+                         max_executions=config.max_executions)
+    return rt, [str(p) for p in config.problems]
+
+
+class Console:
+    """Prints outcomes for people (or JSON for programs)."""
+
+    def __init__(self, as_json: bool, out: TextIO | None = None) -> None:
+        self.as_json = as_json
+        self.out = out if out is not None else sys.stdout
+
+    def data(self, value: Any) -> None:
+        self.out.write(json.dumps(codec.encode(value) if codec.is_encodable(value) else value, indent=2,
+                                  ensure_ascii=False, default=str) + "\n")
+
+    def outcome(self, out: dict[str, Any]) -> None:
+        if self.as_json:
+            self.data(out)
+            return
+        status = out["status"]
+        self.out.write(f"[{status}] execution {out['execution_id']}\n")
+        if status == "completed":
+            self.out.write(json.dumps(codec.encode(out["result"]), indent=2, ensure_ascii=False) + "\n")
+        elif status == "paused":
+            for p in out["pending"]:
+                self.out.write(f"  waiting for approval: #{p['seq']} {p['connector']}.{p['method']}"
+                               f"({json.dumps(codec.encode(p['args']), ensure_ascii=False)})\n")
+        else:
+            self.out.write(f"  {out['error']}\n")
+
+    def journal(self, state: ExecutionState) -> None:
+        if self.as_json:
+            self.data(state.to_dict())
+            return
+        self.out.write(f"execution {state.id}: {state.status}, {state.passes} pass(es)\n")
+        for e in state.log:
+            shown = json.dumps(codec.encode(e.result), ensure_ascii=False) if e.result is not None else (e.error or "")
+            if len(shown) > 80:
+                shown = shown[:77] + "..."
+            call = (f"codemode.step({e.method!r})" if e.connector == STEP_CONNECTOR else
+                    f"{e.connector}.{e.method}({json.dumps(codec.encode(e.args), ensure_ascii=False)})")
+            self.out.write(f"  #{e.seq:<3} {e.state:<9} pass {e.pass_number}  {call}  {shown}\n")
+        if state.error:
+            self.out.write(f"  error: {state.error}\n")
+
+
+async def _resolve(rt: CodemodeRuntime, ident: str) -> str:
+    if ident != "last":
+        return ident
+    latest = await rt.executions(limit=1)
+    if not latest:
+        raise CodemodeError("there are no executions yet")
+    return latest[0].id
+
+
+async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
+                    ask: Callable[[str], str]) -> int:
+    out = await rt.execute(code, on_output=None if console.as_json else lambda t: console.out.write(t))
+    while out["status"] == "paused":
+        console.outcome(out)
+        if mode == "no":
+            return 0
+        pending = out["pending"][0]
+        answer = "y" if mode == "yes" else ask(f"Approve {pending['connector']}.{pending['method']}? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            await rt.reject(out["execution_id"], pending["seq"])
+            console.out.write("rejected\n")
+            return 1
+        out = await rt.approve(out["execution_id"], on_output=None if console.as_json else console.out.write)
+    console.outcome(out)
+    return 0 if out["status"] == "completed" else 1
+
+
+async def _command(args: argparse.Namespace, console: Console, ask: Callable[[str], str]) -> int:
+    if args.command == "demo":
+        return await demo(console, ask)
+    folder = (args.dir or Path.cwd()).resolve()
+    rt, problems = runtime_from_config(folder, args.store)
+    for p in problems:
+        sys.stderr.write(f"configuration: {p}\n")
+    async with rt:
+        cmd = args.command
+        if cmd == "run":
+            code = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+            return await _run_file(rt, console, code, args.approve, ask)
+        if cmd == "executions":
+            states = await rt.executions(limit=args.limit)
+            if console.as_json:
+                console.data([s.to_dict() for s in states])
+            for s in [] if console.as_json else states:
+                first = (s.code.strip().splitlines() or [""])[0][:60]
+                console.out.write(f"{s.id}  {s.status:<11} {len(s.log):>3} calls  {first}\n")
+            return 0
+        if cmd == "show":
+            state = await rt.execution(await _resolve(rt, args.id))
+            if state is None:
+                raise CodemodeError(f"no execution {args.id!r}")
+            console.journal(state)
+            return 0
+        if cmd == "pending":
+            console.data([p.to_dict() for p in await rt.pending()])
+            return 0
+        if cmd == "approve":
+            out = await rt.approve(await _resolve(rt, args.id))
+            console.outcome(out)
+            return 0 if out["status"] != "error" else 1
+        if cmd == "reject":
+            ok = await rt.reject(await _resolve(rt, args.id), args.seq)
+            console.out.write("rejected\n" if ok else "not rejected: the execution is not paused at that call\n")
+            return 0 if ok else 1
+        if cmd == "rollback":
+            eid = await _resolve(rt, args.id)
+            await rt.rollback(eid)
+            state = await rt.execution(eid)
+            console.out.write(f"{eid}: {state.status if state else 'deleted'}\n")
+            return 0
+        if cmd == "search":
+            console.data((await rt.search(" ".join(args.query))).to_dict())
+            return 0
+        if cmd == "describe":
+            d = await rt.describe(args.target)
+            if console.as_json:
+                console.data(d.to_dict())
+            else:
+                console.out.write(d.types)
+            return 0
+        if cmd == "snippets":
+            console.data([s.to_dict() for s in await rt.snippets()])
+            return 0
+        if cmd == "save-snippet":
+            s = await rt.save_snippet(args.name, execution_id=await _resolve(rt, args.id), description=args.description)
+            console.data(s.to_dict())
+            return 0
+        if cmd == "expire":
+            console.data(await rt.expire_paused(timedelta(hours=args.hours)))
+            return 0
+    return 2  # pragma: no cover - argparse refuses unknown commands
+
+
+DEMO_PROGRAM = """\
+notes_so_far = notes.list_notes()
+print("notes before:", len(notes_so_far))
+stamp = codemode.step("stamp", lambda: datetime.datetime.now().isoformat(timespec="seconds"))
+created = notes.add_note(text="Reviewed the journal at " + stamp)
+print("created note", created["id"])
+len(notes.list_notes())
+"""
+
+
+async def demo(console: Console, ask: Callable[[str], str]) -> int:
+    """Read, pause for approval, resume by replay, show the journal, offer a rollback."""
+    folder = Path(tempfile.mkdtemp(prefix="codemode-demo-"))
+    store: list[dict[str, Any]] = []
+
+    def list_notes() -> list[dict[str, Any]]:
+        """List all notes."""
+        return [dict(n) for n in store]
+
+    def add_note(text: str) -> dict[str, Any]:
+        """Add a note (needs approval)."""
+        note = {"id": len(store) + 1, "text": text}
+        store.append(note)
+        return dict(note)
+
+    def forget(args: dict[str, Any], result: Any, ctx: Any) -> None:
+        store[:] = [n for n in store if n["id"] != result["id"]]
+
+    notes = ToolSetConnector([list_notes, add_note], name="notes", requires_approval={"add_note"},
+                             reverts={"add_note": forget})
+    w = console.out.write
+    async with CodemodeRuntime([notes], store=f"sqlite:///{folder / 'demo.codemode.db'}") as rt:
+        w("Code Mode terminal demo. The program:\n\n" + "".join(f"    {ln}\n" for ln in DEMO_PROGRAM.splitlines()))
+        w("\nPass 1 runs until the call that needs approval:\n")
+        out = await rt.execute(DEMO_PROGRAM, on_output=w)
+        console.outcome(out)
+        if out["status"] != "paused":
+            return 1
+        if ask("Approve notes.add_note? [y/N] ").strip().lower() not in ("y", "yes"):
+            await rt.reject(out["execution_id"])
+            w("Rejected: nothing was written.\n")
+            return 0
+        w("\nPass 2 replays the read and the step from the journal, then runs the approved call once:\n")
+        out = await rt.approve(out["execution_id"], on_output=w)
+        console.outcome(out)
+        state = await rt.execution(out["execution_id"])
+        assert state is not None
+        w("\nThe journal:\n")
+        console.journal(state)
+        if ask("Roll back the applied actions? [y/N] ").strip().lower() in ("y", "yes"):
+            await rt.rollback(out["execution_id"])
+            state = await rt.execution(out["execution_id"])
+            w(f"Rolled back: status {state.status if state else '?'}, notes now {len(store)}.\n")
+        w(f"\nThe journal is kept in {folder / 'demo.codemode.db'}.\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, ask: Callable[[str], str] = input) -> int:
+    """Entry point of the ``codemode`` command."""
+    args = build_parser().parse_args(argv)
+    console = Console(args.json)
+    try:
+        return asyncio.run(_command(args, console, ask))
+    except (CodemodeError, LookupError, OSError) as exc:
+        sys.stderr.write(f"codemode: {exc}\n")
+        return 1
+    except (EOFError, KeyboardInterrupt):
+        sys.stderr.write("\ncodemode: stopped\n")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""The codemode command: the same runtime and configuration as the kernel, from a terminal."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemode_kernel.cli import main
+
+CONNECTOR_MODULE = '''
+from codemode_kernel import ToolSetConnector
+
+CREATED = []
+
+def list_tasks() -> list:
+    """List tasks."""
+    return list(CREATED)
+
+def add_task(title: str) -> dict:
+    """Add a task."""
+    CREATED.append(title)
+    return {"id": len(CREATED), "title": title}
+
+def tasks():
+    return ToolSetConnector([list_tasks, add_task], name="tasks", requires_approval={"add_task"})
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "cli_tasks.py").write_text(CONNECTOR_MODULE)
+    (tmp_path / "codemode.toml").write_text('[connectors.tasks]\npython = "cli_tasks:tasks"\n'
+                                            '[executor]\nkind = "inprocess"\n')
+    (tmp_path / "prog.py").write_text("before = len(tasks.list_tasks())\nt = tasks.add_task(title='x')\n[before, t['id']]\n")
+    return tmp_path
+
+
+def test_run_asks_and_resumes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`codemode run` pauses at an approval, asks, and resumes by replay in the same run."""
+    asked: list[str] = []
+    rc = main(["--dir", str(project), "run", str(project / "prog.py")], ask=lambda q: asked.append(q) or "y")
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert asked == ["Approve tasks.add_task? [y/N] "]
+    assert "[paused]" in out and "[completed]" in out and "[\n  0,\n  1\n]" in out
+    assert (project / f"{project.name}.codemode.db").exists()
+
+
+def test_commands_over_the_store(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """run --approve no leaves it paused; approve last, show last and rollback last act on it."""
+    assert main(["--dir", str(project), "run", "--approve", "no", str(project / "prog.py")]) == 0
+    capsys.readouterr()
+    assert main(["--dir", str(project), "--json", "pending"]) == 0
+    pending = json.loads(capsys.readouterr().out)
+    assert [(p["connector"], p["method"], p["args"]) for p in pending] == [("tasks", "add_task", {"title": "x"})]
+    assert main(["--dir", str(project), "approve", "last"]) == 0
+    assert "[completed]" in capsys.readouterr().out
+    assert main(["--dir", str(project), "show", "last"]) == 0
+    shown = capsys.readouterr().out
+    assert "#0   applied   pass 1  tasks.list_tasks({})" in shown
+    assert "#1   applied   pass 2  tasks.add_task" in shown
+    assert main(["--dir", str(project), "approve", "last"]) == 1
+    assert "needs an execution that is 'paused'" in capsys.readouterr().out
+    assert main(["--dir", str(project), "rollback", "nope"]) == 1
+    assert "No execution 'nope'" in capsys.readouterr().err
+
+
+def test_demo_walks_through_approval_replay_and_rollback(capsys: pytest.CaptureFixture[str]) -> None:
+    """The terminal demo pauses, resumes on 'y', prints the journal and rolls back on 'y'."""
+    assert main(["demo"], ask=lambda q: "y") == 0
+    out = capsys.readouterr().out
+    assert "waiting for approval: #2 notes.add_note" in out
+    assert "codemode.step('stamp')" in out
+    assert "Rolled back: status rolled_back, notes now 0." in out
+
+
+def test_console_script_is_installed() -> None:
+    """The `codemode` command is on the virtualenv's PATH."""
+    exe = Path(sys.executable).with_name("codemode")
+    out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, check=True)
+    assert "codemode run script.py" in out.stdout
