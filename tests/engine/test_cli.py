@@ -35,7 +35,8 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "cli_tasks.py").write_text(CONNECTOR_MODULE)
     (tmp_path / "codemode.toml").write_text('[connectors.tasks]\npython = "cli_tasks:tasks"\n'
                                             '[executor]\nkind = "inprocess"\n')
-    (tmp_path / "prog.py").write_text("before = len(tasks.list_tasks())\nt = tasks.add_task(title='x')\n[before, t['id']]\n")
+    (tmp_path / "prog.py").write_text(
+        "before = len(tasks.list_tasks())\nt = tasks.add_task(title='x')\n[before, t['id']]\n")
     return tmp_path
 
 
