@@ -213,8 +213,9 @@ async def _command(args: argparse.Namespace, console: Console, ask: Callable[[st
             console.data([s.to_dict() for s in await rt.snippets()])
             return 0
         if cmd == "save-snippet":
-            s = await rt.save_snippet(args.name, execution_id=await _resolve(rt, args.id), description=args.description)
-            console.data(s.to_dict())
+            saved = await rt.save_snippet(args.name, execution_id=await _resolve(rt, args.id),
+                                          description=args.description)
+            console.data(saved.to_dict())
             return 0
         if cmd == "expire":
             console.data(await rt.expire_paused(timedelta(hours=args.hours)))

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 HostHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
-OutputCallback = Callable[[str], None]
+OutputCallback = Callable[[str], object]
 
 
 @dataclass(frozen=True)
