@@ -49,6 +49,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.sql.compiler import SQLCompiler
 
 SCHEMA_VERSION = 1
 
@@ -131,6 +132,7 @@ class _Prepared:
 
     def __init__(self, stmt: ClauseElement, engine: Engine) -> None:
         compiled = stmt.compile(dialect=engine.dialect)
+        assert isinstance(compiled, SQLCompiler)
         self.sql = compiled.string
         self.order = list(compiled.positiontup or []) if compiled.positional else None
 
