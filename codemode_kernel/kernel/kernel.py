@@ -194,8 +194,8 @@ class CodemodeKernel(IPythonKernel):
         finally:
             if store_history and not blank:
                 shell.execution_count += 1
-        reply: dict[str, Any] = {"status": outcome.status, "execution_count": count, "payload": [],
-                                 "user_expressions": {}}
+        reply: dict[str, Any] = {"status": outcome.status, "execution_count": count,
+                                 "payload": outcome.payload, "user_expressions": {}}
         if outcome.status == "error":
             reply.update(ename=outcome.ename, evalue=outcome.evalue, traceback=outcome.traceback)
         else:
@@ -305,7 +305,12 @@ class CodemodeKernel(IPythonKernel):
         return dict(super().do_is_complete(code))
 
     async def do_history(self, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
-        return dict(super().do_history(*args, **kwargs))
+        reply = dict(super().do_history(*args, **kwargs))
+        # IPython numbers the current session 0 in range answers; clients expect its number.
+        current = self.shell.history_manager.session_number
+        reply["history"] = [(current if entry[0] == 0 else entry[0], *entry[1:])
+                            for entry in reply.get("history", [])]
+        return reply
 
     async def do_shutdown(self, restart: bool) -> dict[str, Any]:  # type: ignore[override]
         await self.notebook.aclose()

@@ -25,7 +25,7 @@ from codemode_kernel.kernel.display import (
     result_bundle,
     table_bundle,
 )
-from codemode_kernel.kernel.output import Sink
+from codemode_kernel.kernel.output import RecordingSink, Sink
 from codemode_kernel.kernel.session import CellOutcome, NotebookSession
 from codemode_kernel.models import STEP_CONNECTOR
 
@@ -117,8 +117,15 @@ class Magics:
         return outcome or CellOutcome()
 
     async def help_target(self, target: str, sink: Sink) -> CellOutcome:
-        """``github.list_pull_requests?``: the same as ``%describe``."""
-        return await self.run_line(f"%describe {target}", sink)
+        """``github.list_pull_requests?``: ``%describe``, shown in the pager as IPython does."""
+        captured = RecordingSink()
+        outcome = await self.run_line(f"%describe {target}", captured)
+        if outcome.status == "error":
+            ename, evalue, tb = captured.outputs[-1][1]
+            sink.error(ename, evalue, tb)
+            return outcome
+        bundle = next(value for kind, value in captured.outputs if kind == "display")
+        return CellOutcome(payload=[{"source": "page", "data": bundle, "start": 0}])
 
 
 class _Usage(Exception):

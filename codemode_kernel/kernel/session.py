@@ -54,6 +54,7 @@ class CellOutcome:
     evalue: str = ""
     traceback: list[str] = field(default_factory=list)
     execution_id: str | None = None
+    payload: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def failed(cls, ename: str, evalue: str, traceback: list[str] | None = None,

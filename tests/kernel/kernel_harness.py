@@ -69,7 +69,7 @@ NOTES_MODULE = textwrap.dedent('''
 
 
 # The executor the test notebooks use: "" is the product default (the isolated executor).
-EXECUTOR = 'kind = "inprocess"'
+EXECUTOR = ""
 
 
 def write_notebook_dir(folder: Path, *, extra_toml: str = "", executor: str = EXECUTOR) -> Path:

@@ -48,8 +48,10 @@ def test_search_and_describe(shared_kernel: Kernel) -> None:
     assert first_row.startswith("notes.add_note"), "the best match comes first"
     described = shared_kernel.ok("%describe notes.add_note").of("display_data")[0]["data"]
     assert "def add_note(" in described["text/plain"] and "```python" in described["text/markdown"]
-    help_cell = shared_kernel.ok("notes.add_note?").of("display_data")[0]["data"]
-    assert help_cell["text/plain"] == described["text/plain"]
+    help_cell = shared_kernel.ok("notes.add_note?")
+    page = help_cell.reply["content"]["payload"]
+    assert page[0]["source"] == "page" and page[0]["data"]["text/plain"] == described["text/plain"]
+    assert shared_kernel.execute("nothing.here?").error is not None
     missing = shared_kernel.execute("%describe nothing.here")
     assert missing.status == "error" and missing.error is not None
     assert "describe a connector" in missing.error["evalue"]
