@@ -821,8 +821,8 @@ export function canDelete(execution: IExecutionSummary): boolean {
   return execution.status !== 'running';
 }
 
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+export function plural(count: number, noun: string, nouns?: string): string {
+  return `${count} ${count === 1 ? noun : (nouns ?? `${noun}s`)}`;
 }
 
 export function errorText(error: unknown): string {

@@ -386,7 +386,8 @@ function ExecutionRow(props: {
         </span>
       </button>
       <div className="jp-CodeModePanel-executionMeta">
-        {plural(execution.calls, 'call')} · {plural(execution.passes, 'pass')}
+        {plural(execution.calls, 'call')} ·{' '}
+        {plural(execution.passes, 'pass', 'passes')}
         {execution.pending > 0 && ` · ${execution.pending} pending`}
         {execution.error && execution.status !== 'rejected' && (
           <span className="jp-CodeModePanel-errorText" title={execution.error}>

@@ -22,6 +22,7 @@ import {
   displayState,
   formatAge,
   ITransport,
+  plural,
   RequestError
 } from '../src/model';
 
@@ -610,6 +611,12 @@ describe('journal and list presentation', () => {
       displayState(entry({ state: 'error', error: 'KeyError: 3' }), 1)
     ).toBe('error');
     expect(displayState(entry({ state: 'executing' }), 1)).toBe('executing');
+  });
+
+  it('counts in words', () => {
+    expect(plural(1, 'call')).toBe('1 call');
+    expect(plural(2, 'call')).toBe('2 calls');
+    expect(plural(2, 'pass', 'passes')).toBe('2 passes');
   });
 
   it('says how old an execution is', () => {

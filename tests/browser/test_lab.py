@@ -1,0 +1,142 @@
+"""The product in a real browser: JupyterLab, the Code Mode kernel and the Code Mode panel.
+
+A cell reads, then needs approval; Approve is clicked in the cell; the result appears;
+the panel shows the execution and its journal; Roll back from the panel reverts the
+connector's write. Screenshots of the approval card and of the panel are saved to
+docs/images/ (the README shows them).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import SCREENSHOTS, UI, Lab
+from tests.kernel.kernel_harness import calls, notes
+
+pytestmark = pytest.mark.slow
+
+TEXT = "written from the browser"
+
+
+def open_notebook(ui: UI, lab: Lab, path: str, kernel_display: str) -> Any:
+    page = ui.page
+    page.goto(lab.page_url(path))
+    page.wait_for_selector(".jp-Notebook .jp-Cell")
+    # The kernel status in the status bar is the reliable "ready" signal on a cold load.
+    page.locator("#jp-main-statusbar").get_by_text(re.compile(rf"{re.escape(kernel_display)} \| Idle")).wait_for()
+    return page
+
+
+def run_first_cell(page: Any) -> None:
+    page.locator(".jp-Notebook .jp-Cell .jp-InputArea-editor").first.click()
+    page.keyboard.press("Shift+Enter")
+
+
+def open_panel(page: Any) -> Any:
+    page.locator(".jp-SideBar.jp-mod-right [data-id='codemode-panel']").click()
+    panel = page.locator("#codemode-panel")
+    panel.wait_for()
+    return panel
+
+
+def make_room_for_the_panel(page: Any, width: int = 240) -> None:
+    """Collapse the file browser and widen the right sidebar (for a readable screenshot)."""
+    page.locator(".jp-SideBar.jp-mod-left [data-id='filebrowser']").click()
+    handle = page.locator("#jp-main-split-panel > .lm-SplitPanel-handle:visible").last
+    box = handle.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x - width, y, steps=8)
+    page.mouse.up()
+
+
+def visible_button(scope: Any, label: str) -> Any:
+    return scope.locator("button:visible", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")).first
+
+
+def test_approve_in_the_cell_then_inspect_and_roll_back_in_the_panel(ui: UI, lab: Lab) -> None:
+    page = open_notebook(ui, lab, "work/approvals.ipynb", "Code Mode")
+    run_first_cell(page)
+
+    cell = page.locator(".jp-Notebook .jp-Cell").first
+    approve = visible_button(cell.locator(".jp-OutputArea"), "Approve")
+    approve.wait_for()
+    cell.locator(".jp-OutputArea").get_by_text("notes.add_note").first.wait_for()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    cell.screenshot(path=str(SCREENSHOTS / "approval-card.png"))
+    assert calls(lab.folder, "list_notes") == 1 and calls(lab.folder, "add_note") == 0
+
+    approve.click()
+    cell.locator(".jp-OutputArea").get_by_text(TEXT).first.wait_for()
+    cell.locator(".jp-OutputArea").get_by_text("Completed").first.wait_for()
+    assert calls(lab.folder, "add_note") == 1 and notes(lab.folder) == [TEXT]
+
+    panel = open_panel(page)
+    row = panel.locator(".jp-CodeModePanel-execution").first
+    row.wait_for()
+    assert row.get_attribute("data-status") == "completed"
+    assert row.locator(".jp-CodeModePanel-firstLine").inner_text() == "seen = notes.list_notes()"
+    row.locator(".jp-CodeModePanel-executionHead").click()
+    entries = row.locator(".jp-CodeModePanel-entry")
+    entries.nth(1).wait_for()
+    assert entries.count() == 2
+    assert [entries.nth(i).get_attribute("data-state") for i in range(2)] == ["replayed", "executed"]
+    assert entries.nth(0).locator(".jp-CodeModePanel-path").inner_text() == "notes.list_notes"
+    assert entries.nth(1).locator(".jp-CodeModePanel-path").inner_text() == "notes.add_note"
+    assert "pass 2" in entries.nth(1).inner_text()
+    entries.nth(1).locator(".jp-CodeModePanel-value[data-label='result'] .jp-CodeModePanel-valueHead").click()
+    assert TEXT in entries.nth(1).locator(".jp-CodeModePanel-valueText").inner_text()
+    make_room_for_the_panel(page)
+    page.screenshot(path=str(SCREENSHOTS / "panel.png"))
+
+    visible_button(row, "Roll back").click()
+    dialog = page.locator(".jp-Dialog")
+    visible_button(dialog, "Roll back").click()
+    panel.locator(".jp-CodeModePanel-execution[data-status='rolled_back']").wait_for()
+    panel.locator(".jp-CodeModePanel-entry[data-state='reverted']").wait_for()
+    assert row.locator(".jp-CodeModePanel-badge").inner_text().lower() == "rolled back"
+    assert notes(lab.folder) == [] and calls(lab.folder, "revert_add_note") == 1
+    assert calls(lab.folder, "add_note") == 1
+    assert ui.errors == []
+
+
+def test_the_panel_follows_a_kernel_restart(ui: UI, lab: Lab) -> None:
+    page = open_notebook(ui, lab, "work/approvals.ipynb", "Code Mode")
+    panel = open_panel(page)
+    panel.locator(".jp-CodeModePanel-dot.jp-mod-ready").wait_for()
+    before = panel.locator(".jp-CodeModePanel-execution").count()
+
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Kernel$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Restart Kernel…$")).click()
+    visible_button(page.locator(".jp-Dialog"), "Restart").click()
+    page.locator("#jp-main-statusbar").get_by_text(re.compile(r"Code Mode \| Idle")).wait_for()
+    panel.locator(".jp-CodeModePanel-dot.jp-mod-ready").wait_for()
+
+    # A cell run after the restart shows up live, through the new comm.
+    cell = page.locator(".jp-Notebook .jp-Cell").first
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.type("len(notes.list_notes())")
+    page.keyboard.press("Shift+Enter")
+    fresh = panel.locator(".jp-CodeModePanel-execution").first
+    fresh.locator(".jp-CodeModePanel-firstLine", has_text="len(notes.list_notes())").wait_for()
+    panel.locator(".jp-CodeModePanel-execution[data-status='completed']").first.locator(
+        ".jp-CodeModePanel-firstLine", has_text="len(notes.list_notes())").wait_for()
+    assert panel.locator(".jp-CodeModePanel-execution").count() == before + 1
+    assert ui.errors == []
+
+
+def test_the_panel_explains_a_notebook_that_is_not_code_mode(ui: UI, lab: Lab) -> None:
+    page = open_notebook(ui, lab, "work/plain.ipynb", "Python 3 (ipykernel)")
+    panel = open_panel(page)
+    empty = panel.locator(".jp-CodeModePanel-empty[data-state='not-codemode']")
+    empty.wait_for()
+    assert "Not a Code Mode kernel" in empty.inner_text()
+    assert "Python 3" in empty.inner_text()
+    assert visible_button(empty, "Select kernel…").is_visible()
+    assert ui.errors == []
