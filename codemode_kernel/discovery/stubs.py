@@ -35,6 +35,19 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
+from codemode_kernel.discovery.schema_shapes import (
+    ANNOTATION_KEYS,
+    extra_items,
+    has_type_info,
+    looks_like_object,
+    merge_all_of,
+    object_properties,
+    option_hint,
+    required_keys,
+    types_of,
+    union,
+    value_type,
+)
 from codemode_kernel.discovery.stub_text import (
     comment,
     docstring,
@@ -54,12 +67,6 @@ _PRIMS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool
 _TYPING_NAMES = ("Any", "Literal", "Never", "NotRequired", "TypeAlias", "TypedDict")
 _RESERVED = frozenset(
     {*_TYPING_NAMES, "str", "int", "float", "bool", "None", "list", "dict", "tuple", "bytes", "object", "type"}
-)
-# Keywords that only annotate (they do not change the Python type); a schema made of these
-# alone accepts anything.
-_ANNOTATION_KEYS = frozenset(
-    {"description", "title", "default", "examples", "example", "deprecated", "readOnly", "writeOnly",
-     "$comment", "$schema", "$id", "$anchor", "externalDocs", "xml", "discriminator"}
 )
 _MAX_DEPTH = 24
 _MAX_LITERALS = 60
@@ -149,14 +156,14 @@ class _Builder:
             self.note(f"$ref {ref!r} could not be resolved; it is typed as Any")
             return "Any"
         if not self.budget_left():
-            return "dict[str, Any]" if _looks_like_object(target) else "Any"
+            return "dict[str, Any]" if looks_like_object(target) else "Any"
         segment = ref.rstrip("/").rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
         hint = segment or "Root"
         name = self.fresh_name(unquote(hint))
         self.ref_names[ref] = name
         self.in_progress.add(ref)
         try:
-            if _looks_like_object(target) and _object_properties(target):
+            if looks_like_object(target) and object_properties(target):
                 self.emit_typeddict(name, target, depth + 1)
             else:
                 self.emit_alias(name, target, depth + 1)
@@ -195,7 +202,7 @@ class _Builder:
         self.definitions.append(slot)
 
     def emit_typeddict(self, name: str, schema: Mapping[str, Any], depth: int) -> None:
-        props, required, extra = _object_properties(schema), _required(schema), _extra_items(schema)
+        props, required, extra = object_properties(schema), required_keys(schema), extra_items(schema)
         fields: list[tuple[str, str, str]] = []
         saved = self.forward_hit
         self.forward_hit = False
@@ -248,32 +255,32 @@ class _Builder:
             return "Any"
         nullable = schema.get("nullable") is True
         expr = self._annotation(schema, hint, depth)
-        return _union([expr, "None"]) if nullable else expr
+        return union([expr, "None"]) if nullable else expr
 
     def _annotation(self, schema: Mapping[str, Any], hint: str, depth: int) -> str:
         if "$ref" in schema:
-            rest = {k: v for k, v in schema.items() if k not in _ANNOTATION_KEYS and k not in ("$ref", "nullable")}
+            rest = {k: v for k, v in schema.items() if k not in ANNOTATION_KEYS and k not in ("$ref", "nullable")}
             if not rest:
                 return self.ref_annotation(schema["$ref"], depth)
             return self.annotation({"allOf": [{"$ref": schema["$ref"]}, rest]}, hint, depth + 1)
         if isinstance(schema.get("allOf"), list):
-            merged = _merge_all_of(self, schema, set())
+            merged = merge_all_of(self.resolve, self.note, schema, set())
             return self.annotation(merged, hint, depth + 1)
         for key in ("anyOf", "oneOf"):
             options = schema.get(key)
             if isinstance(options, list) and options:
                 base = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
-                if not any(_has_type_info(o) for o in options):
+                if not any(has_type_info(o) for o in options):
                     return self.annotation(base, hint, depth + 1)
                 parts: list[str] = []
-                base_typed = _has_type_info(base)
+                base_typed = has_type_info(base)
                 for i, option in enumerate(options):
                     sub = {"allOf": [base, option]} if base_typed and isinstance(option, Mapping) else option
-                    parts.append(self.annotation(sub, f"{hint} {_option_hint(option, i)}", depth + 1))
-                return _union(parts)
+                    parts.append(self.annotation(sub, f"{hint} {option_hint(option, i)}", depth + 1))
+                return union(parts)
         if "const" in schema:
             literal = literal_value(schema["const"])
-            return f"Literal[{literal}]" if literal is not None else _value_type(schema["const"])
+            return f"Literal[{literal}]" if literal is not None else value_type(schema["const"])
         enum = schema.get("enum")
         if isinstance(enum, list) and enum:
             literals = [literal_value(v) for v in enum]
@@ -282,12 +289,12 @@ class _Builder:
                 parts = [f"Literal[{', '.join(dict.fromkeys(non_null))}]"] if non_null else []
                 if len(non_null) < len(literals):
                     parts.append("None")
-                return _union(parts)
-            return _union([_value_type(v) for v in enum])
-        types = _types_of(schema)
+                return union(parts)
+            return union([value_type(v) for v in enum])
+        types = types_of(schema)
         if not types:
             return "Any"
-        return _union([self._typed(schema, t, hint, depth) for t in types])
+        return union([self._typed(schema, t, hint, depth) for t in types])
 
     def _typed(self, schema: Mapping[str, Any], t: str, hint: str, depth: int) -> str:
         if t in _PRIMS:
@@ -317,7 +324,7 @@ class _Builder:
         return f"list[{self.annotation(items, f'{hint} item', depth + 1)}]"
 
     def _object(self, schema: Mapping[str, Any], hint: str, depth: int) -> str:
-        props = _object_properties(schema)
+        props = object_properties(schema)
         if not props:
             extra = schema.get("additionalProperties")
             if isinstance(extra, Mapping) and extra:
@@ -346,151 +353,6 @@ class _Builder:
 
 def _py_str(text: str) -> str:
     return repr(no_surrogates(text))
-
-
-def _looks_like_object(schema: Any) -> bool:
-    if not isinstance(schema, Mapping):
-        return False
-    t = schema.get("type")
-    return t == "object" or (t is None and isinstance(schema.get("properties"), Mapping))
-
-
-def _object_properties(schema: Mapping[str, Any]) -> dict[str, Any]:
-    props = schema.get("properties")
-    if not isinstance(props, Mapping):
-        return {}
-    return {str(k): v for k, v in props.items()}
-
-
-def _required(schema: Mapping[str, Any]) -> set[str]:
-    required = schema.get("required")
-    if isinstance(required, list):
-        return {r for r in required if isinstance(r, str)}
-    return set()
-
-
-def _extra_items(schema: Mapping[str, Any]) -> str | None:
-    extra = schema.get("additionalProperties")
-    if extra is True or (isinstance(extra, Mapping) and not extra):
-        return "any"
-    if isinstance(extra, Mapping):
-        types = _types_of(extra)
-        return " or ".join(types) if types else "any"
-    return None
-
-
-def _types_of(schema: Mapping[str, Any]) -> list[str]:
-    t = schema.get("type")
-    if isinstance(t, str):
-        return [t]
-    if isinstance(t, list):
-        return list(dict.fromkeys(x for x in t if isinstance(x, str)))
-    # No "type": infer from the keywords present.
-    if any(k in schema for k in ("properties", "additionalProperties", "patternProperties", "required")):
-        return ["object"]
-    if any(k in schema for k in ("items", "prefixItems")):
-        return ["array"]
-    if any(k in schema for k in ("minLength", "maxLength", "pattern")):
-        return ["string"]
-    return []
-
-
-def _has_type_info(schema: Any) -> bool:
-    if not isinstance(schema, Mapping):
-        return schema is False
-    keys = set(schema) - _ANNOTATION_KEYS - {"required", "not", "nullable"}
-    return bool(keys)
-
-
-def _option_hint(option: Any, index: int) -> str:
-    if isinstance(option, Mapping):
-        title = option.get("title")
-        if isinstance(title, str) and title.strip():
-            return title
-        ref = option.get("$ref")
-        if isinstance(ref, str):
-            return ref.rsplit("/", 1)[-1]
-    return f"option{index + 1}"
-
-
-def _value_type(value: Any) -> str:
-    if value is None:
-        return "None"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, list):
-        return "list[Any]"
-    if isinstance(value, dict):
-        return "dict[str, Any]"
-    return "Any"
-
-
-def _union(parts: Sequence[str]) -> str:
-    unique = list(dict.fromkeys(p for p in parts if p))
-    if not unique or "Any" in unique:
-        return "Any"
-    if len(unique) > 1 and "Never" in unique:
-        unique.remove("Never")
-    # None last reads best: ``str | None``.
-    if "None" in unique and len(unique) > 1:
-        unique.remove("None")
-        unique.append("None")
-    return " | ".join(unique)
-
-
-def _merge_all_of(builder: _Builder, schema: Mapping[str, Any], seen: set[str]) -> dict[str, Any]:
-    """One schema equivalent to ``allOf`` for declaration purposes (keys merged, types intersected)."""
-    out: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
-    parts = schema.get("allOf") or []
-    for part in parts:
-        if isinstance(part, Mapping) and "$ref" in part:
-            ref = part["$ref"]
-            if not isinstance(ref, str) or ref in seen:
-                continue
-            found, target = builder.resolve(ref)
-            if not found:
-                builder.note(f"$ref {ref!r} could not be resolved; it is typed as Any")
-                continue
-            extra = {k: v for k, v in part.items() if k != "$ref"}
-            part = {**target, **extra} if isinstance(target, Mapping) else extra
-            seen = seen | {ref}
-        if not isinstance(part, Mapping):
-            continue
-        if isinstance(part.get("allOf"), list):
-            part = _merge_all_of(builder, part, seen)
-        for key, value in part.items():
-            if key == "properties" and isinstance(value, Mapping):
-                props = dict(out.get("properties") or {})
-                for pname, pschema in value.items():
-                    props[pname] = {"allOf": [props[pname], pschema]} if pname in props else pschema
-                out["properties"] = props
-            elif key == "required" and isinstance(value, list):
-                out["required"] = list(dict.fromkeys([*(out.get("required") or []), *value]))
-            elif key == "type":
-                mine = out.get("type")
-                if mine is None:
-                    out["type"] = value
-                else:
-                    a = {mine} if isinstance(mine, str) else set(mine) if isinstance(mine, list) else set()
-                    b = {value} if isinstance(value, str) else set(value) if isinstance(value, list) else set()
-                    common = [t for t in ("object", "array", "string", "integer", "number", "boolean", "null")
-                              if t in a and t in b]
-                    if ("integer" in a and "number" in b) or ("number" in a and "integer" in b):
-                        common.append("integer")
-                    out["type"] = common[0] if len(common) == 1 else (common or mine)
-            elif key in ("description", "title"):
-                out.setdefault(key, value)
-            else:
-                out.setdefault(key, value)
-    if "type" not in out and isinstance(out.get("properties"), Mapping):
-        out["type"] = "object"
-    return out
 
 
 # -- public functions ---------------------------------------------------------------------------
@@ -545,9 +407,9 @@ def method_stub(
     arg_docs: list[str] = []
     call_note = ""
     resolved = _resolve_top(builder, schema)
-    props = _object_properties(resolved) if isinstance(resolved, Mapping) else {}
-    required = _required(resolved) if isinstance(resolved, Mapping) else set()
-    keyword_style = (isinstance(resolved, Mapping) and _looks_like_object(resolved)
+    props = object_properties(resolved) if isinstance(resolved, Mapping) else {}
+    required = required_keys(resolved) if isinstance(resolved, Mapping) else set()
+    keyword_style = (isinstance(resolved, Mapping) and looks_like_object(resolved)
                      and all(is_identifier(k) for k in props))
     if keyword_style and props:
         req_params: list[str] = []
@@ -615,7 +477,7 @@ def type_declarations(schema: Any, name: str, *, root: Mapping[str, Any] | None 
     """Declarations for one schema as a named type (``name``), e.g. a snippet's input."""
     builder = _Builder(root=root if root is not None else schema, max_definitions=max_definitions)
     alias = builder.fresh_name(name)
-    if _looks_like_object(schema) and isinstance(schema, Mapping) and _object_properties(schema):
+    if looks_like_object(schema) and isinstance(schema, Mapping) and object_properties(schema):
         builder.emit_typeddict(alias, schema, 1)
     else:
         builder.emit_alias(alias, schema, 1)
@@ -636,7 +498,7 @@ def _resolve_top(builder: _Builder, schema: Any) -> Any:
             schema = target
             continue
         if isinstance(schema.get("allOf"), list):
-            return _merge_all_of(builder, schema, set())
+            return merge_all_of(builder.resolve, builder.note, schema, set())
         return schema
     return schema
 
