@@ -154,7 +154,7 @@ def ensure_petstore(port: int = DEFAULT_API_PORT) -> str:
         if status != 200:
             raise DemoError(f"the demo API at {url} refused this kernel's {TOKEN_ENV} (HTTP {status}); it was "
                             "started by someone else. Stop it, or start JupyterLab with `make demo`.")
-        return f"Using the demo API at {url} (started by make demo)."
+        return f"Using the demo API already running at {url}."
     if not token:
         token = secrets.token_urlsafe(18)
         os.environ[TOKEN_ENV] = token
