@@ -194,9 +194,9 @@ class WarmPool:
                 start = len(self._idle) + self._starting < self.size
                 if start:
                     self._starting += 1
-            for worker in dead:
+            for corpse in dead:
                 with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-                    worker.proc.wait(timeout=5)
+                    corpse.proc.wait(timeout=5)
             if not start:
                 continue
             worker: WorkerProcess | None = None

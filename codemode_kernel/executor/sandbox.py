@@ -49,7 +49,6 @@ from RestrictedPython.Guards import (
     guarded_iter_unpack_sequence,
     guarded_unpack_sequence,
     safe_builtins,
-    safer_getattr,
     safer_getattr_raise,
 )
 from RestrictedPython.transformer import RestrictingNodeTransformer
@@ -229,11 +228,40 @@ def _write_guard(ob: Any) -> Any:
     return full_write_guard(ob)
 
 
+def _module_allowed(module: ModuleType) -> bool:
+    """An allow-listed module or one of its public submodules (``collections.abc``)."""
+    parts = str(getattr(module, "__name__", "")).split(".")
+    return parts[0] in MODULES and not any(p.startswith("_") for p in parts)
+
+
+def _refuse_module(owner: Any, name: str) -> AttributeError:
+    where = owner.__name__ if isinstance(owner, ModuleType) else type(owner).__name__
+    return AttributeError(f"{where}.{name} is a module that is not available in Code Mode. "
+                          f"Available modules: {', '.join(sorted(MODULES))}.")
+
+
+def _guarded_getattr(ob: Any, name: str) -> Any:
+    """The ``_getattr_`` guard: RestrictedPython's, plus no walking from module to module.
+
+    ``safer_getattr`` lets ``re.enum.sys.modules['os']`` (or ``datetime.sys``, ``uuid.os``)
+    through: modules the allow-list never offered, reached as attributes of allowed ones.
+    """
+    if isinstance(ob, ModuleType) and not _module_allowed(ob):
+        raise _refuse_module(ob, name)
+    value = safer_getattr_raise(ob, name)  # type: ignore[no-untyped-call]
+    if isinstance(value, ModuleType) and not _module_allowed(value):
+        raise _refuse_module(ob, name)
+    return value
+
+
 def _safe_getattr(ob: Any, name: str, *default: Any) -> Any:
-    """``getattr`` for the sandbox: refuses names starting with '_' and format walkers."""
+    """``getattr`` for the sandbox: refuses names starting with '_', format walkers and module walks."""
     if default:
-        return safer_getattr(ob, name, default[0])  # type: ignore[no-untyped-call]
-    return safer_getattr_raise(ob, name)  # type: ignore[no-untyped-call]
+        try:
+            return _guarded_getattr(ob, name)
+        except AttributeError:
+            return default[0]
+    return _guarded_getattr(ob, name)
 
 
 def _safe_hasattr(ob: Any, name: str) -> bool:
@@ -250,13 +278,21 @@ def _safe_type(ob: Any) -> type:
 
 
 def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
-    top = name.split(".", 1)[0]
-    if level != 0 or top not in MODULES:
-        raise ImportError(
-            f"module {name!r} is not available in Code Mode. Available modules: {', '.join(sorted(MODULES))}. "
-            "Reach the outside world through the connector globals instead."
-        )
-    return __import__(name, None, None, fromlist or (), 0)
+    parts = name.split(".")
+    refusal = ImportError(
+        f"module {name!r} is not available in Code Mode. Available modules: {', '.join(sorted(MODULES))}. "
+        "Reach the outside world through the connector globals instead."
+    )
+    if level != 0 or parts[0] not in MODULES or any(p.startswith("_") for p in parts):
+        raise refusal
+    module = __import__(name, None, None, fromlist or (), 0)
+    # `from datetime import sys` fetches the attribute in C, past the _getattr_ guard.
+    for item in fromlist or ():
+        value = getattr(module, str(item), None)
+        if isinstance(value, ModuleType) and not _module_allowed(value):
+            raise ImportError(f"cannot import {item!r} from {name!r}: it is a module that is not available in "
+                              f"Code Mode. Available modules: {', '.join(sorted(MODULES))}.")
+    return module
 
 
 def _builtins() -> dict[str, Any]:
@@ -515,7 +551,7 @@ class _Runner:
             "__name__": SANDBOX_MODULE,
             "__metaclass__": type,
             "__codemode_return__": _Return,
-            "_getattr_": safer_getattr_raise,
+            "_getattr_": _guarded_getattr,
             "_getitem_": default_guarded_getitem,
             "_getiter_": iter,
             "_write_": _write_guard,
