@@ -22,6 +22,7 @@ lives and how the runtime is tuned. The file is looked up beside the notebook fi
     [connectors.notes]
     python = "demo_connectors:notes"         # module:attribute; the folder of this file is importable
     requires_approval = ["add_*"]            # names or fnmatch patterns, or true for every method
+    no_approval = ["add_draft"]              # names or patterns that never need approval
     hint = "Personal notes of the analyst."  # one line shown to models beside the connector name
     options = { path = "notes.json" }        # keyword arguments for a factory (optional)
     enabled = true                           # false skips the table
@@ -44,7 +45,6 @@ and the kernel still starts.
 
 from __future__ import annotations
 
-import fnmatch
 import importlib
 import inspect
 import os
@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from codemode_kernel.connectors.base import Connector, PassEndStatus, Tool
+from codemode_kernel.connectors.policy import ApprovalRule
 from codemode_kernel.errors import ConfigurationError
 
 CONFIG_FILENAME = "codemode.toml"
@@ -64,7 +65,7 @@ STORE_SUFFIX = ".codemode.db"
 
 _TOP_KEYS = ("store", "runtime", "executor", "connectors")
 _KINDS = ("python", "mcp", "openapi")
-_PYTHON_KEYS = ("python", "requires_approval", "hint", "options", "enabled")
+_PYTHON_KEYS = ("python", "requires_approval", "no_approval", "hint", "options", "enabled")
 
 
 @dataclass(frozen=True)
@@ -312,7 +313,13 @@ class _Loader:
             try:
                 connector = self._build(name, kinds[0], spec, key)
             except ConfigurationError as exc:
-                self.problem(key, str(exc))
+                # The connectors name their table themselves ("[connectors.x]: ..."): say it once.
+                text = str(exc)
+                for own in (f"[{self.prefix}{key}]", f"[{key}]"):
+                    if text.startswith(own):
+                        text = text[len(own):].lstrip(": ")
+                        break
+                self.problem(key, text)
                 continue
             except Exception as exc:  # user factories may raise anything
                 self.problem(key, f"could not be built: {type(exc).__name__}: {exc}")
@@ -355,12 +362,9 @@ class _Loader:
         if not isinstance(options, dict):
             self.problem(f"{key}.options", "must be a table of keyword arguments for the factory.")
             return None
-        rules = table.get("requires_approval")
-        if rules is not None and not (isinstance(rules, bool) or
-                                      (isinstance(rules, list) and all(isinstance(r, str) for r in rules))):
-            self.problem(f"{key}.requires_approval", "must be true, false, or a list of method names or "
-                                                     f"patterns such as [\"create_*\"]; got {rules!r}.")
-            rules = None
+        rule: ApprovalRule | None = None
+        if "requires_approval" in table or "no_approval" in table:
+            rule = ApprovalRule.from_table(table, f"[{self.prefix}{key}]")
         module = self._import(module_name, f"{key}.python")
         if module is None:
             return None
@@ -373,9 +377,9 @@ class _Loader:
         if connector.name != name:
             # The table's name is the global the sandbox sees; it wins over the object's own.
             connector.name = name
-        if rules is None:
+        if rule is None:
             return connector
-        return ApprovalRules(connector, rules, where=f"{self.label}: [{key}.requires_approval]")
+        return ApprovalRules(connector, rule, where=f"{self.label}: [{self.prefix}{key}]")
 
     def _import(self, module_name: str, key: str) -> Any:
         for folder in (self.base_dir, self.start):
@@ -436,15 +440,17 @@ def resolve_sqlite_url(url: str, base_dir: Path) -> str:
 
 
 class ApprovalRules(Connector):
-    """A connector whose methods' approval is set by configuration.
+    """A python connector whose methods' approval is set by configuration.
 
-    ``rules`` is ``True``/``False`` for every method, or a list of names and fnmatch
-    patterns that need approval (the others do not). Everything else is delegated.
+    The rules are the MCP and OpenAPI connectors' (:class:`~.connectors.policy.ApprovalRule`):
+    ``requires_approval`` names or patterns that always need approval (or ``true``/``false``
+    for every method), ``no_approval`` ones that never do; other methods keep what the
+    connector itself says. Everything else is delegated to the wrapped connector.
     """
 
-    def __init__(self, inner: Connector, rules: bool | Sequence[str], *, where: str) -> None:
+    def __init__(self, inner: Connector, rule: ApprovalRule, *, where: str) -> None:
         self.inner = inner
-        self.rules = rules
+        self.rule = rule
         self.where = where
         self.name = inner.name
         self.instructions = inner.instructions
@@ -453,22 +459,8 @@ class ApprovalRules(Connector):
         raw = self.inner.tools()
         tools: Mapping[str, Tool] = await raw if inspect.isawaitable(raw) else raw
         decorated = {n: self.inner.tool(n, t) for n, t in tools.items()}
-        if isinstance(self.rules, bool):
-            return {n: t.with_approval(self.rules) for n, t in decorated.items()}
-        unmatched = [r for r in self.rules if not any(fnmatch.fnmatchcase(n, r) for n in decorated)]
-        if unmatched:
-            raise ConfigurationError(
-                f"{self.where}: {', '.join(repr(r) for r in unmatched)} match(es) no method of {self.name!r}; "
-                f"its methods are {', '.join(sorted(decorated))}."
-            )
-        out: dict[str, Tool] = {}
-        for n, t in decorated.items():
-            needs = any(fnmatch.fnmatchcase(n, r) for r in self.rules)
-            if needs and t.replay == "reexecute":
-                raise ConfigurationError(f"{self.where}: {self.name}.{n} is replay=\"reexecute\" and cannot "
-                                         "also require approval; remove it from the list.")
-            out[n] = t.with_approval(needs)
-        return out
+        self.rule.check_known({n: n for n in decorated}, self.where)
+        return {n: t.with_approval(self.rule.decide([n], t.requires_approval)) for n, t in decorated.items()}
 
     async def on_pass_end(self, execution_id: str, status: PassEndStatus) -> None:
         await self.inner.on_pass_end(execution_id, status)

@@ -136,7 +136,10 @@ class CodemodeKernel(IPythonKernel):
             # the kernel answers kernel_info and completions meanwhile.
             await asyncio.to_thread(importlib.import_module, "codemode_kernel.runtime")
             runtime = self.notebook.runtime
-            await runtime.catalog()
+            catalog = await runtime.catalog()
+            for name, reason in sorted(catalog.unavailable.items()):
+                self.notebook.unreported.append(f"connector {name!r} is unavailable: {reason}. It is tried "
+                                                "again on the next cell; %connectors shows its state.")
             _ = runtime.executor
         except Exception:  # shown by the first cell that needs it
             log.warning("Code Mode warm-up failed", exc_info=True)

@@ -199,6 +199,7 @@ async def _connectors(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
     lines = [f"Configuration: {session.config.label}", f"Store: {session.store_url}"]
     sink.stream("\n".join(lines) + "\n")
     problems = [str(p) for p in session.config.problems] + session.runtime_problems
+    problems += [f"connector {n!r} is unavailable: {reason}" for n, reason in sorted(catalog.unavailable.items())]
     if problems:
         sink.stream("Problems:\n" + "".join(f"  {p}\n" for p in problems), "stderr")
 

@@ -59,11 +59,11 @@ class ExecutionCard:
         self.approve_all = w.Button(description="Approve all", button_style="success", icon="check-double",
                                     tooltip="Approve every pending action of this execution",
                                     layout=w.Layout(display="none"))
-        self.approve_all.on_click(lambda _b: self._approve())
+        self.approve_all.on_click(lambda b: self._approve(b))
         self.output = w.Output()
         self.rollback_button = w.Button(description="Roll back", button_style="warning", icon="undo",
                                         tooltip="Revert the actions this execution applied, newest first")
-        self.rollback_button.on_click(lambda _b: self._rollback())
+        self.rollback_button.on_click(lambda b: self._rollback(b))
         self.snippet_button = w.Button(description="Save as snippet…", icon="bookmark",
                                        tooltip="Save this cell's code as a snippet, re-runnable with codemode.run")
         self.snippet_button.on_click(lambda _b: self._toggle_form())
@@ -71,7 +71,7 @@ class ExecutionCard:
         self.snippet_name = w.Text(placeholder="snippet_name", description="Name")
         self.snippet_description = w.Text(placeholder="What it does", description="Description")
         self.snippet_save = w.Button(description="Save", button_style="primary", icon="save")
-        self.snippet_save.on_click(lambda _b: self._save())
+        self.snippet_save.on_click(lambda b: self._save(b))
         self.form = w.HBox([self.snippet_name, self.snippet_description, self.snippet_save],
                            layout=w.Layout(display="none"))
         self.message = w.HTML()
@@ -113,8 +113,8 @@ class ExecutionCard:
                                tooltip="Run this action, then continue the cell")
             reject = w.Button(description="Reject", button_style="danger", icon="times",
                               tooltip="Do not run it; the execution ends as rejected")
-            approve.on_click(lambda _b: self._approve())
-            reject.on_click(lambda _b, s=seq: self._reject(s if isinstance(s, int) else None))
+            approve.on_click(lambda b: self._approve(b))
+            reject.on_click(lambda b, s=seq: self._reject(b, s if isinstance(s, int) else None))
             args = w.HTML(f'<pre style="margin:2px 0 6px 0;max-height:16em;overflow:auto">'
                           f"{html.escape(json_text(p.get('args')), quote=False)}</pre>")
             rows.append(w.VBox([w.HBox([title, approve, reject]), args]))
@@ -207,20 +207,23 @@ class ExecutionCard:
 
     # -- clicks ----------------------------------------------------------------------------
 
-    def _approve(self) -> None:
-        if self.locked:
+    # A click can arrive for a button the kernel already disabled (the frontend had not yet
+    # seen the change, or a second frontend shows the same card): it is ignored.
+
+    def _approve(self, button: w.Button) -> None:
+        if self.locked or button.disabled:
             return
         self.busy("Approved: running the cell again from the top, replaying earlier calls…")
         self.actions.approve()
 
-    def _reject(self, seq: int | None) -> None:
-        if self.locked:
+    def _reject(self, button: w.Button, seq: int | None) -> None:
+        if self.locked or button.disabled:
             return
         self.busy("Rejecting…")
         self.actions.reject(seq)
 
-    def _rollback(self) -> None:
-        if self.locked:
+    def _rollback(self, button: w.Button) -> None:
+        if self.locked or button.disabled:
             return
         self.locked = True
         self.rollback_button.disabled = True
@@ -230,8 +233,8 @@ class ExecutionCard:
     def _toggle_form(self) -> None:
         self.form.layout.display = "none" if self.form.layout.display != "none" else ""
 
-    def _save(self) -> None:
-        if self.locked:
+    def _save(self, button: w.Button) -> None:
+        if self.locked or button.disabled:
             return
         name = self.snippet_name.value.strip()
         if not name:

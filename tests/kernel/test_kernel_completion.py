@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tests.kernel.kernel_harness import Kernel
-
 from codemode_kernel.kernel.completion import Names, complete, inspect_local, token_at
+from tests.kernel.kernel_harness import Kernel
 
 
 def matches(kernel: Kernel, code: str, cursor: int | None = None) -> list[str]:

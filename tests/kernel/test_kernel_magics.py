@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel.kernel_harness import Kernel, Run, calls, notes
-
 from codemode_kernel.kernel.magics import MAGICS
+from tests.kernel.kernel_harness import Kernel, Run, calls, notes
 
 
 def shown(run: Run) -> str:
