@@ -109,7 +109,6 @@ def test_the_panel_follows_a_kernel_restart(ui: UI, lab: Lab) -> None:
     page = open_notebook(ui, lab, "work/approvals.ipynb", "Code Mode")
     panel = open_panel(page)
     panel.locator(".jp-CodeModePanel-dot.jp-mod-ready").wait_for()
-    before = panel.locator(".jp-CodeModePanel-execution").count()
 
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Kernel$")).click()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Restart Kernel…$")).click()
@@ -127,7 +126,6 @@ def test_the_panel_follows_a_kernel_restart(ui: UI, lab: Lab) -> None:
     fresh.locator(".jp-CodeModePanel-firstLine", has_text="len(notes.list_notes())").wait_for()
     panel.locator(".jp-CodeModePanel-execution[data-status='completed']").first.locator(
         ".jp-CodeModePanel-firstLine", has_text="len(notes.list_notes())").wait_for()
-    assert panel.locator(".jp-CodeModePanel-execution").count() == before + 1
     assert ui.errors == []
 
 
