@@ -23,7 +23,10 @@ def serve(app: Any, host: str, port: int, path: str = "") -> None:
     """Run ``app`` until interrupted; print ``READY_PREFIX + url`` once the socket is bound."""
     import uvicorn
 
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP matters: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose
+    # proto says TCP, and accepted sockets inherit it; with proto 0 every keep-alive request
+    # waited ~40 ms for a delayed ACK.
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(128)
