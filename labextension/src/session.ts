@@ -7,7 +7,12 @@
  * side without a close message, so the binding reconnects when the kernel is back.
  */
 import { ISessionContext } from '@jupyterlab/apputils';
-import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import {
+  INotebookTracker,
+  Notebook,
+  NotebookActions,
+  NotebookPanel
+} from '@jupyterlab/notebook';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { IDisposable } from '@lumino/disposable';
 
@@ -56,6 +61,9 @@ export class NotebookBinding implements IDisposable {
     private readonly _model: CodeModeModel
   ) {
     _tracker.currentChanged.connect(this._onCurrentChanged, this);
+    // The kernel pushes an event for every execution change; a finished cell refreshes
+    // too, in case an event was lost (e.g. sent while the comm was reconnecting).
+    NotebookActions.executed.connect(this._onCellExecuted, this);
     this._follow(_tracker.currentWidget);
   }
 
@@ -74,7 +82,14 @@ export class NotebookBinding implements IDisposable {
     }
     this._disposed = true;
     this._tracker.currentChanged.disconnect(this._onCurrentChanged, this);
+    NotebookActions.executed.disconnect(this._onCellExecuted, this);
     this._follow(null);
+  }
+
+  private _onCellExecuted(_: unknown, args: { notebook: Notebook }): void {
+    if (args.notebook === this._panel?.content) {
+      this._model.scheduleRefresh();
+    }
   }
 
   private _onCurrentChanged(
