@@ -57,7 +57,8 @@ class OpenApiConnector(Connector):
     Extra arguments are refused unless the body schema allows extra keys explicitly.
 
     Requests go to ``base_url`` (default: the document's first ``servers`` URL). ``auth``
-    (an :class:`~codemode_kernel.connectors.http_auth.HttpAuth`) and ``headers`` are added on
+    (an :class:`~codemode_kernel.connectors.http_auth.HttpAuth`, or the same table as in the
+    configuration: ``{"type": "bearer", "token_env": "PETSTORE_TOKEN"}``) and ``headers`` are added on
     the host; parameters the credential fills (``Authorization``, the API key) are not
     arguments. Responses are decoded by content type (JSON → values, ``text/*`` → str,
     other → bytes, empty → None); a non-2xx status raises ``ConnectorError`` with the
@@ -102,7 +103,7 @@ class OpenApiConnector(Connector):
         document: str | Path | Mapping[str, Any],
         *,
         base_url: str | None = None,
-        auth: HttpAuth | None = None,
+        auth: HttpAuth | Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         instructions: str | None = None,
         requires_approval: Collection[str] | bool = (),
@@ -124,7 +125,7 @@ class OpenApiConnector(Connector):
         self.name = name
         self.instructions = instructions
         self.base_url = base_url
-        self.auth = auth
+        self.auth = HttpAuth.from_table(auth, where) if isinstance(auth, Mapping) else auth
         self.headers = dict(headers or {})
         self.timeout = float(timeout)
         self.include = tuple(include)

@@ -182,9 +182,10 @@ async def test_unreachable_base_url() -> None:
 async def test_document_from_a_url_and_base_url_from_its_servers(pet_service: Service, token_env: str) -> None:
     """A URL document is fetched; without base_url the document's servers entry is used."""
     connector = OpenApiConnector("pets", pet_service.url + "/openapi.yaml", base_url=pet_service.url,
-                                 auth=HttpAuth.bearer(token_env=token_env))
+                                 auth={"type": "bearer", "token_env": token_env})
     tools = await connector.tools()
     assert "createPet" in tools and connector.instructions and "Codemode demo pets" in connector.instructions
+    assert isinstance(await run(tools, "listPets"), list)
     await connector.aclose()
     no_base = OpenApiConnector("pets", {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}})
     with pytest.raises(ConfigurationError, match="no base URL"):
