@@ -18,6 +18,7 @@ lives and how the runtime is tuned. The file is looked up beside the notebook fi
     [executor]
     kind = "subprocess"                      # or "inprocess" (teaching and tests only)
     timeout = 60                             # other keys are passed to executor.isolated.Limits
+    warm = 1                                 # workers kept started ahead of need
 
     [connectors.notes]
     python = "demo_connectors:notes"         # module:attribute; the folder of this file is importable
@@ -87,6 +88,7 @@ class ExecutorSettings:
 
     kind: str = "subprocess"
     limits: Mapping[str, Any] = field(default_factory=dict)
+    warm: int | None = None  # workers kept started ahead of need (isolated executor)
 
 
 @dataclass(frozen=True)
@@ -283,7 +285,11 @@ class _Loader:
             self.problem("executor.kind", f"must be \"subprocess\" (isolated, the default) or \"inprocess\"; "
                                           f"got {kind!r}. Using \"subprocess\".")
             kind = "subprocess"
-        return ExecutorSettings(kind=kind, limits=table)
+        warm = table.pop("warm", None)
+        if warm is not None and not (type(warm) is int and warm >= 0):
+            self.problem("executor.warm", f"must be a whole number ≥ 0 (workers kept started); got {warm!r}.")
+            warm = None
+        return ExecutorSettings(kind=kind, limits=table, warm=warm)
 
     def _connectors(self, value: Any) -> tuple[list[Connector], dict[str, str]]:
         table = self._table(value, "connectors") or {}

@@ -140,7 +140,9 @@ class CodemodeKernel(IPythonKernel):
             for name, reason in sorted(catalog.unavailable.items()):
                 self.notebook.unreported.append(f"connector {name!r} is unavailable: {reason}. It is tried "
                                                 "again on the next cell; %connectors shows its state.")
-            _ = runtime.executor
+            warm_up = getattr(runtime.executor, "warm_up", None)  # the isolated executor's warm pool
+            if callable(warm_up):
+                await warm_up()
         except Exception:  # shown by the first cell that needs it
             log.warning("Code Mode warm-up failed", exc_info=True)
         self._notify("kernel_ready", None)

@@ -167,10 +167,13 @@ class NotebookSession:
                 from codemode_kernel.executor.inprocess import InProcessExecutor, InProcessLimits
 
                 return InProcessExecutor(InProcessLimits(**settings.limits))
-            if settings.limits:
+            if settings.limits or settings.warm is not None:
                 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
 
-                return SubprocessExecutor(Limits(**settings.limits))  # type: ignore[call-arg]
+                limits = Limits(**settings.limits)
+                if settings.warm is None:
+                    return SubprocessExecutor(limits)
+                return SubprocessExecutor(limits, warm=settings.warm)
         except (TypeError, ValueError) as exc:
             self._runtime_problem(f"{self.config.label}: [executor] {exc}. Using the default limits.")
         return None
