@@ -474,7 +474,9 @@ class OpenApiDocument:
             defs: set[str] = set()
             schema = self.schema(media.get("schema", {}), f"{rw}.content.{ctype}.schema", "response", defs)
             description = response.get("description")
-            if isinstance(schema, Mapping) and isinstance(description, str) and "description" not in schema:
+            # "OK" / "Created." / "Response" say nothing; longer response descriptions are kept.
+            if (isinstance(schema, Mapping) and isinstance(description, str) and "description" not in schema
+                    and len(description.split()) >= 3):
                 schema = {**schema, "description": description.strip()}
             return self.with_defs(schema, defs, "response")
         return None

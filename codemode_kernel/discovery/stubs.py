@@ -163,8 +163,12 @@ class _Builder:
         self.ref_names[ref] = name
         self.in_progress.add(ref)
         try:
-            if looks_like_object(target) and object_properties(target):
-                self.emit_typeddict(name, target, depth + 1)
+            # An allOf of objects (``Pet = allOf[NewPet, {id}]``) is declared as one TypedDict
+            # under the referenced name, not as an alias of an anonymous one.
+            shape = (merge_all_of(self.resolve, self.note, target, {ref})
+                     if isinstance(target, Mapping) and isinstance(target.get("allOf"), list) else target)
+            if looks_like_object(shape) and object_properties(shape):
+                self.emit_typeddict(name, shape, depth + 1)
             else:
                 self.emit_alias(name, target, depth + 1)
         finally:
@@ -259,7 +263,8 @@ class _Builder:
 
     def _annotation(self, schema: Mapping[str, Any], hint: str, depth: int) -> str:
         if "$ref" in schema:
-            rest = {k: v for k, v in schema.items() if k not in ANNOTATION_KEYS and k not in ("$ref", "nullable")}
+            rest = {k: v for k, v in schema.items()
+                    if k not in ANNOTATION_KEYS and k not in ("$ref", "nullable", "$defs", "definitions")}
             if not rest:
                 return self.ref_annotation(schema["$ref"], depth)
             return self.annotation({"allOf": [{"$ref": schema["$ref"]}, rest]}, hint, depth + 1)

@@ -111,14 +111,14 @@ def test_output_schema_is_the_first_2xx_json_response() -> None:
     """The output schema comes from 200/201/...; text responses are strings; 204 has none."""
     d = doc({"/a": {"get": {"operationId": "a", "responses": {
         "404": {"description": "no"},
-        "201": {"description": "made",
+        "201": {"description": "The new item.",
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/R"}}}}}},
         "delete": {"operationId": "b", "responses": {"204": {"description": "gone"}}}},
         "/t": {"get": {"operationId": "t", "responses": {"200": {"description": "text",
                                                                  "content": {"text/plain": {"schema": {}}}}}}}},
         {"R": {"type": "object", "properties": {"id": {"type": "integer"}}}})
     found = ops(d)
-    assert found["a"].output_schema == {"$ref": "#/$defs/R", "description": "made",
+    assert found["a"].output_schema == {"$ref": "#/$defs/R", "description": "The new item.",
                                         "$defs": {"R": {"type": "object", "properties": {"id": {"type": "integer"}}}}}
     assert found["b"].output_schema is None
     assert found["t"].output_schema == {"type": "string"}
