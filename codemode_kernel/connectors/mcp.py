@@ -112,8 +112,11 @@ class McpConnector(Connector):
 
     ``${VAR}`` in ``env`` values, ``headers`` values and ``url`` is replaced by the host's
     environment variable when the connection opens (a missing variable is an error naming
-    it); the sandbox never sees these values. ``cwd`` is relative to the configuration
-    file's folder; so is ``command`` when it starts with ``./``.
+    it); the sandbox never sees these values. A stdio server gets a minimal environment
+    (``HOME``, ``PATH``, ``SHELL``, ``TERM``, ``USER``, ``LOGNAME``, as the SDK does) plus
+    ``env``: pass what it needs explicitly (``env = { GITHUB_TOKEN = "${GITHUB_TOKEN}" }``).
+    From configuration, ``cwd`` is relative to the configuration file's folder and defaults to
+    it (so relative paths in ``args`` work); so is ``command`` when it starts with ``./``.
     """
 
     def __init__(
