@@ -34,7 +34,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,7 +55,8 @@ class Limits:
 
     #: Wall-clock seconds a pass may run (connector calls included); the worker is killed.
     timeout: float = 60.0
-    #: CPU seconds (RLIMIT_CPU). ``None``: the same as ``timeout``, rounded up.
+    #: CPU seconds (RLIMIT_CPU). ``None``: a backstop just above ``timeout`` (rounded up,
+    #: plus 2 s), so that the wall clock is the limit that normally trips.
     max_cpu_seconds: float | None = None
     #: Address space of the worker in bytes (RLIMIT_AS); ``None`` for no limit.
     max_memory_bytes: int | None = 1 << 30
@@ -101,7 +102,9 @@ class Limits:
     @property
     def cpu_seconds(self) -> int:
         """The RLIMIT_CPU value the worker gets."""
-        return max(1, math.ceil(self.max_cpu_seconds if self.max_cpu_seconds is not None else self.timeout))
+        if self.max_cpu_seconds is not None:
+            return max(1, math.ceil(self.max_cpu_seconds))
+        return math.ceil(self.timeout) + 2
 
     @property
     def max_message_bytes(self) -> int:
@@ -124,7 +127,7 @@ class _Pass:
 
     def __init__(self, worker: WorkerProcess, limits: Limits, host: HostHandler, on_output: OutputCallback | None,
                  namespaces: Mapping[str, frozenset[str]], loop: asyncio.AbstractEventLoop,
-                 startup_timeout: float) -> None:
+                 startup_timeout: float, on_ready: Callable[[dict[str, Any]], None]) -> None:
         self.worker = worker
         self.limits = limits
         self.host = host
@@ -133,6 +136,7 @@ class _Pass:
         self.loop = loop
         self.loop_thread = threading.get_ident()
         self.startup_timeout = startup_timeout
+        self.on_ready = on_ready
         self.pipe = WorkerPipe(loop, worker.stdout_fd, worker.stdin_fd, worker.stderr_fd, worker.buffer,
                                limits.max_message_bytes)
         self.finished: asyncio.Future[None] = loop.create_future()
@@ -226,6 +230,7 @@ class _Pass:
                 reply = await self._answer(message)
                 if reply is not None and not await self.pipe.write(dumps_line(reply)):
                     return await self._ended()
+                self.asking = None
             else:
                 raise WorkerProtocolError(f"unexpected message {op!r}")
 
@@ -241,6 +246,7 @@ class _Pass:
     def _ready(self, message: dict[str, Any]) -> None:
         report = message.get("isolation")
         self.worker.ready = report if isinstance(report, dict) else {}
+        self.on_ready(self.worker.ready)
         refused = self.worker.ready.get("refused")
         if isinstance(refused, str):
             self.kill(SandboxError("ExecutorError", refused))
@@ -287,8 +293,6 @@ class _Pass:
             log.exception("isolated executor: the host handler failed")
             self.fail = SandboxError(type(exc).__name__, f"the host failed to answer {self.asking}: {exc}")
             reply = {"abort": self.fail.message}
-        finally:
-            self.asking = None
         if not isinstance(reply, dict):
             reply = {"abort": "the host gave an invalid answer"}
         if "abort" in reply:
@@ -300,9 +304,9 @@ class _Pass:
     async def _ended(self) -> None:
         """The worker closed its output without finishing: find out why."""
         rc = await _wait_exit(self.worker.proc, 2.0)
-        if rc is None:
+        if rc is None:  # it closed its output but runs on: stop it, and say that
             self.worker.kill()
-            rc = await _wait_exit(self.worker.proc, 2.0)
+            await _wait_exit(self.worker.proc, 2.0)
         with self.lock:
             if self.reason is None and self.done is None:
                 self.crash = self._exit_error(rc)
@@ -414,8 +418,8 @@ class SubprocessExecutor:
         """What the latest worker reported about its confinement (None before the first).
 
         Keys: ``network``, ``filesystem``, ``user``, ``syscalls``, ``rlimits`` (text),
-        ``network_isolated``, ``filesystem_hidden``, ``seccomp`` (bool) and ``problems``
-        (what this OS refused).
+        ``network_isolated``, ``filesystem_hidden``, ``seccomp`` (bool), ``problems``
+        (what this OS refused) and ``pid`` (of that worker).
         """
         return dict(self._isolation) if self._isolation is not None else None
 
@@ -488,7 +492,9 @@ class SubprocessExecutor:
     async def _run(self, worker: WorkerProcess, names: Mapping[str, frozenset[str]], run_line: bytes,
                    host: HostHandler, on_output: OutputCallback | None) -> tuple[ExecuteResult, bool]:
         loop = asyncio.get_running_loop()
-        run = _Pass(worker, self.limits, host, on_output, names, loop, self.startup_timeout)
+        if worker.ready is not None:
+            self._note_isolation(worker.ready)
+        run = _Pass(worker, self.limits, host, on_output, names, loop, self.startup_timeout, self._note_isolation)
         with self._lock:
             self._running.add(run)
         task = loop.create_task(run.converse(run_line))
@@ -508,8 +514,6 @@ class SubprocessExecutor:
                 # killed worker any more.
                 self._orphans.add(task)
                 task.add_done_callback(self._orphans.discard)
-        if worker.ready is not None:
-            self._note_isolation(worker.ready)
         return run.outcome(), run.started or (run.reason is not None and run.reason.type != "WorkerCrashed")
 
     def interrupt(self) -> bool:

@@ -112,8 +112,19 @@ def start_worker(command: Sequence[str], config: dict[str, Any]) -> WorkerProces
     """Start one worker and hand it its configuration."""
     proc = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={}, cwd="/", close_fds=True, start_new_session=True)
-    worker = WorkerProcess(proc)
-    os.write(worker.stdin_fd, dumps_line(config))  # small, into an empty pipe: never blocks
+    try:
+        worker = WorkerProcess(proc)
+    except BaseException:
+        proc.kill()
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            if f is not None:
+                f.close()
+        proc.wait()
+        raise
+    # Small, into an empty pipe: never blocks. A worker that already died is reported by
+    # the pass that reads its end of file (with its exit status), not here.
+    with contextlib.suppress(BrokenPipeError):
+        os.write(worker.stdin_fd, dumps_line(config))
     return worker
 
 

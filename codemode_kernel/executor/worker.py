@@ -416,6 +416,7 @@ def main() -> None:
 
     _preload()
     report = confine(config)
+    report["pid"] = os.getpid()
     writer.write(dumps_line({"op": "ready", "pid": os.getpid(), "isolation": report}))
     writer.flush()
     if "refused" not in report:

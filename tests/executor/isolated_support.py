@@ -1,0 +1,70 @@
+"""Helpers for the isolated-executor specifications: a recording host and process probes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+Reply = dict[str, Any]
+
+
+class RecordingHost:
+    """A host handler that records every request and answers with ``answer`` (default: value None)."""
+
+    def __init__(self, answer: Callable[[dict[str, Any]], Reply | Awaitable[Reply]] | None = None) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.answer = answer
+
+    async def __call__(self, message: dict[str, Any]) -> Reply:
+        self.requests.append(message)
+        if self.answer is None:
+            return {"value": None}
+        reply = self.answer(message)
+        if asyncio.iscoroutine(reply):
+            reply = await reply
+        assert isinstance(reply, dict)
+        return reply
+
+    @property
+    def calls(self) -> list[tuple[str, str]]:
+        return [(m["connector"], m["method"]) for m in self.requests if m["op"] == "call"]
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def wait_gone(pid: int, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def worker_children() -> list[int]:
+    """Live worker processes started by this process."""
+    me = str(os.getpid())
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z" and b"codemode_kernel.executor.worker" in cmdline:
+            found.append(int(entry))
+    return found
