@@ -13,7 +13,7 @@ It starts, all on 127.0.0.1:
   environment, so kernels (the host side) can authenticate while sandboxed cells never see it.
 
 The MCP servers of the notebooks are stdio servers: each kernel starts its own from
-``codemode.toml`` when a cell first needs them and stops them when it shuts down.
+``codemode.toml`` when it starts, and stops them when it shuts down.
 
 It prints the JupyterLab URL with its token (no browser is opened) and runs until Ctrl-C or
 SIGTERM, then stops every process it started. :func:`ensure_petstore` is the same service

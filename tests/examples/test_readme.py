@@ -115,8 +115,12 @@ def test_shell_blocks_name_real_targets_files_and_commands() -> None:
         if program == "make":
             assert set(args) <= targets, f"{words}: not a Makefile target"
             continue
-        if program == "python" and args[:1] == ["-m"]:
-            positional = [a for a in args[1:] if not a.startswith("-")]
+        if (program == "python" or program.endswith("/python")) and args[:1] == ["-m"]:
+            positional = []  # the module and its subcommand: the words before the first option
+            for arg in args[1:]:
+                if arg.startswith("-"):
+                    break
+                positional.append(arg)
             done = subprocess.run([sys.executable, "-m", *positional, "--help"], capture_output=True, text=True,
                                   timeout=60)
             assert done.returncode == 0, f"{words}: {done.stderr}"
