@@ -72,23 +72,22 @@ class Catalog:
 
     @classmethod
     async def resolve(cls, connectors: Mapping[str, Connector]) -> Catalog:
-        """Resolve every connector; one whose ``tools()`` fails is left out and reported."""
-        raw: dict[str, Mapping[str, Tool]] = {}
+        """Resolve every connector; one whose tools cannot be listed or used is left out and reported.
+
+        A server that is down, or a tool list that breaks a naming rule, must not take the
+        other connectors with it: the reason is kept in ``unavailable`` and shown in errors.
+        """
+        methods: dict[str, dict[str, Method]] = {}
         unavailable: dict[str, str] = {}
         for name, c in connectors.items():
             try:
                 tools = c.tools()
                 if inspect.isawaitable(tools):
                     tools = await tools
-            except ConfigurationError:
-                raise
-            except Exception as exc:  # a server that is down must not take the other connectors with it
-                unavailable[name] = f"{type(exc).__name__}: {exc}"
-                continue
-            raw[name] = tools
-        catalog = cls._build(raw, {k: v for k, v in connectors.items() if k in raw})
-        catalog.unavailable = unavailable
-        return catalog
+                methods.update(cls._build({name: tools}, {name: c}).methods)
+            except Exception as exc:
+                unavailable[name] = str(exc) if isinstance(exc, ConfigurationError) else f"{type(exc).__name__}: {exc}"
+        return cls(methods, {k: v for k, v in connectors.items() if k in methods}, unavailable)
 
     @classmethod
     def _build(cls, raw: Mapping[str, Mapping[str, Tool]], connectors: Mapping[str, Connector]) -> Catalog:

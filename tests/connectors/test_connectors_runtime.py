@@ -96,13 +96,14 @@ async def test_unreachable_service_is_an_error_and_the_runtime_stays_usable(make
 
 
 async def test_malformed_document_is_an_error_naming_the_path(make_runtime: RuntimeFactory, tmp_path: Path) -> None:
-    """A broken document makes execute() return an error naming where it is broken."""
+    """A broken document leaves that connector out; using it is an error naming where it is broken."""
     broken = tmp_path / "broken.yaml"
     broken.write_text("openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n"
                       "      parameters:\n        - {name: q, in: body}\n")
     rt = make_runtime([OpenApiConnector("api", broken, base_url="http://127.0.0.1:9")])
-    out = await rt.execute("1")
-    assert out["status"] == "error" and out["error_type"] == "ConfigurationError"
+    assert (await rt.execute("1"))["result"] == 1
+    out = await rt.execute("api.a()")
+    assert out["status"] == "error" and "Unavailable connectors: api" in out["error"]
     assert "paths./a.get.parameters[0]: parameter 'q': `in` must be path, query, header or cookie" in out["error"]
 
 
@@ -139,7 +140,7 @@ async def test_a_server_that_fails_to_start_is_an_error_and_can_be_fixed(make_ru
     notes = McpConnector("notes", command=sys.executable, args=["-c", script])
     rt = make_runtime([notes])
     out = await rt.execute("notes.word_count(text='x y z')")
-    assert out["status"] == "error" and out["error_type"] == "ConfigurationError"
+    assert out["status"] == "error" and "Unavailable connectors: notes" in out["error"]
     assert "could not be started" in out["error"] and "missing the ready flag" in out["error"]
     flag.write_text("ok")
     out = await rt.execute("notes.word_count(text='x y z')")
