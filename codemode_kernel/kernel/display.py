@@ -169,7 +169,7 @@ def call_text(connector: str, method: str, args: Any) -> str:
 
 def pending_summary(execution_id: str, pending: Sequence[Mapping[str, Any]]) -> str:
     """The plain-text stand-in for an approval card (headless runs, text frontends)."""
-    lines = [f"⏸ Paused: execution {execution_id} waits for approval of {len(pending)} action(s):"]
+    lines = [f"Paused: execution {execution_id} waits for approval of {len(pending)} action(s):"]
     for p in pending:
         lines.append(f"  #{p.get('seq')} {call_text(str(p.get('connector')), str(p.get('method')), p.get('args'))}")
     lines.append(f"Approve with %approve {execution_id} (or %approve last); reject with %reject {execution_id}.")

@@ -452,7 +452,7 @@ class NotebookSession:
                 record.shown = live.printed
             if card is not None:
                 for p in decided:
-                    card.decided(f"✓ {p.get('connector')}.{p.get('method')} (call #{p.get('seq')}) approved")
+                    card.decided(f"{p.get('connector')}.{p.get('method')} (call #{p.get('seq')}) approved")
             await self._render(execution_id, out, record, sink=tee if sinks else NullSink(), card_home=origin)
             self.notify("execution_changed", execution_id)
             return out
@@ -486,7 +486,8 @@ class NotebookSession:
                 text += " Earlier actions of this execution were applied; Roll back reverts them."
             if card is not None and record is not None:
                 for p in record.pending:
-                    card.decided(f"⨯ {p.get('connector')}.{p.get('method')} (call #{p.get('seq')}) rejected")
+                    card.decided(f"{p.get('connector')}.{p.get('method')} (call #{p.get('seq')}) rejected",
+                                 approved=False)
                 card.finished("rejected", can_rollback=revertable, can_save=False)
                 card.notice(text)
             if record is not None:

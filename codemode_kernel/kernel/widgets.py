@@ -25,14 +25,17 @@ from codemode_kernel.kernel.display import Bundle, json_text
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
+# Font Awesome icons (JupyterLab loads them for ipywidgets buttons): Unicode symbols such
+# as ⏸ are missing from many system fonts and render as boxes.
 _STATUS = {
-    "paused": ("⏸", "Waiting for approval", "#b26a00"),
-    "running": ("▶", "Running", "#1a66c2"),
-    "completed": ("✓", "Completed", "#2e7d32"),
-    "error": ("✗", "Failed", "#c62828"),
-    "rejected": ("⨯", "Rejected", "#6d4c41"),
-    "rolled_back": ("↩", "Rolled back", "#6a1b9a"),
+    "paused": ("fa-pause-circle", "Waiting for approval", "#b26a00"),
+    "running": ("fa-spinner fa-spin", "Running", "#1a66c2"),
+    "completed": ("fa-check-circle", "Completed", "#2e7d32"),
+    "error": ("fa-exclamation-circle", "Failed", "#c62828"),
+    "rejected": ("fa-ban", "Rejected", "#6d4c41"),
+    "rolled_back": ("fa-undo", "Rolled back", "#6a1b9a"),
 }
+
 
 
 @dataclass(frozen=True)
@@ -58,14 +61,16 @@ class ExecutionCard:
         self.pending_box = w.VBox()
         self.approve_all = w.Button(description="Approve all", button_style="success", icon="check-double",
                                     tooltip="Approve every pending action of this execution",
-                                    layout=w.Layout(display="none"))
+                                    layout=w.Layout(display="none", width="auto"))
         self.approve_all.on_click(lambda b: self._approve(b))
         self.output = w.Output()
         self.rollback_button = w.Button(description="Roll back", button_style="warning", icon="undo",
-                                        tooltip="Revert the actions this execution applied, newest first")
+                                        tooltip="Revert the actions this execution applied, newest first",
+                                        layout=w.Layout(width="auto"))
         self.rollback_button.on_click(lambda b: self._rollback(b))
         self.snippet_button = w.Button(description="Save as snippet…", icon="bookmark",
-                                       tooltip="Save this cell's code as a snippet, re-runnable with codemode.run")
+                                       tooltip="Save this cell's code as a snippet, re-runnable with codemode.run",
+                                       layout=w.Layout(width="auto"))
         self.snippet_button.on_click(lambda _b: self._toggle_form())
         self.footer = w.HBox([self.rollback_button, self.snippet_button], layout=w.Layout(display="none"))
         self.snippet_name = w.Text(placeholder="snippet_name", description="Name")
@@ -90,9 +95,9 @@ class ExecutionCard:
 
     def _set_header(self, status: str, detail: str = "") -> None:
         self.status = status
-        icon, label, color = _STATUS.get(status, ("•", status, "#555"))
+        icon, label, color = _STATUS.get(status, ("fa-circle", status, "#555"))
         extra = f" · {html.escape(detail)}" if detail else ""
-        self.header.value = (f'<span style="color:{color};font-weight:600">{icon} {label}</span>'
+        self.header.value = (f'<span style="color:{color};font-weight:600"><i class="fa {icon}"></i> {label}</span>'
                              f'<span style="color:#777"> · execution <code>{self.execution_id}</code>{extra}</span>')
 
     def notice(self, text: str, level: str = "info") -> None:
@@ -138,10 +143,11 @@ class ExecutionCard:
         self._set_header("running")
         self.notice(text)
 
-    def decided(self, text: str) -> None:
-        """Move the pending rows into the history line (``✓ notes.add #1 approved``)."""
+    def decided(self, text: str, *, approved: bool = True) -> None:
+        """Move the pending rows into the history (``notes.add (call #1) approved``)."""
+        icon = "fa-check" if approved else "fa-ban"
         lines = [self.history.value] if self.history.value else []
-        lines.append(f'<div style="color:#555">{html.escape(text)}</div>')
+        lines.append(f'<div style="color:#555"><i class="fa {icon}"></i> {html.escape(text)}</div>')
         self.history.value = "".join(lines)
         self.pending_box.children = ()
         self.approve_all.layout.display = "none"
@@ -154,6 +160,7 @@ class ExecutionCard:
         self.approve_all.layout.display = "none"
         self._action_buttons = []
         self._set_header(status, detail)
+        self.notice("")
         self.rollback_button.layout.display = "" if can_rollback else "none"
         self.rollback_button.disabled = not can_rollback
         self.snippet_button.layout.display = "" if can_save else "none"
