@@ -3,7 +3,8 @@
 The kernel reads this file to learn which connectors a notebook has, where its journal
 lives and how the runtime is tuned. The file is looked up beside the notebook first
 (``codemode.toml``); otherwise the nearest ``pyproject.toml`` above it that has a
-``[tool.codemode]`` table is used. ``CODEMODE_CONFIG`` names a file explicitly.
+``[tool.codemode]`` table is used. ``CODEMODE_CONFIG`` names a file explicitly, and
+``CODEMODE_STORE`` (a SQLAlchemy URL) overrides the store for one kernel.
 
 .. code-block:: toml
 

@@ -306,6 +306,8 @@ class NotebookSession:
         if status == "paused":
             record.pending = [dict(p) for p in out.get("pending", [])]
             card = record.card
+            if card is None and card_home is None:
+                return CellOutcome(execution_id=eid)  # approved from the panel, no cell shows it
             if card is None:
                 card = record.card = self._new_card(eid)
             card.show_pending(record.pending)
@@ -336,13 +338,12 @@ class NotebookSession:
         if card is None:
             # Cells that made no connector call get no buttons: nothing to roll back, and a
             # pure computation is rarely worth a snippet (%snippet save still works).
-            if calls == 0:
+            if calls == 0 or card_home is None:
                 return
             card = record.card = self._new_card(eid)
             card.finished(status, can_rollback=can_rollback, can_save=can_save)
-            if card_home is not None:
-                card_home.display(card.bundle(f"{status}: execution {eid} "
-                                              f"({calls} connector call(s); %rollback, %snippet save)"))
+            card_home.display(card.bundle(f"{status}: execution {eid} "
+                                          f"({calls} connector call(s); %rollback, %snippet save)"))
             return
         card.finished(status, can_rollback=can_rollback, can_save=can_save)
 
