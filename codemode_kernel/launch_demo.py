@@ -63,14 +63,15 @@ class Service:
 
     def stop(self, grace: float = 5.0) -> None:
         """Terminate the process (and its process group) and wait for it; kill it if it lingers."""
-        if self.process.poll() is not None:
-            return
-        _signal_group(self.process, signal.SIGTERM)
-        try:
-            self.process.wait(grace)
-        except subprocess.TimeoutExpired:
-            _signal_group(self.process, signal.SIGKILL)
-            self.process.wait(grace)
+        if self.process.poll() is None:
+            _signal_group(self.process, signal.SIGTERM)
+            try:
+                self.process.wait(grace)
+            except subprocess.TimeoutExpired:
+                _signal_group(self.process, signal.SIGKILL)
+                self.process.wait(grace)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 def _signal_group(process: subprocess.Popen[bytes], sig: int) -> None:
