@@ -222,7 +222,8 @@ class CodemodeKernel(IPythonKernel):
         if cell.kind == "host":
             return await self.host.run(cell.body, sink, count)
         if cell.kind == "magics":
-            return await self.magics.run_lines(cell.lines, sink)
+            with self._sigint_interrupts():  # %approve runs a pass
+                return await self.magics.run_lines(cell.lines, sink)
         if cell.kind == "help":
             return await self.magics.help_target(cell.body, sink)
         tb = error_traceback("UsageError", cell.body, code=None, line=None, count=None)
