@@ -190,7 +190,7 @@ class CodemodeKernel(IPythonKernel):
         if store_history and not blank:
             shell.history_manager.store_inputs(count, code)
         try:
-            outcome = await self._run(code, sink, count)
+            outcome = await self._run(code, sink, count, cell_id if isinstance(cell_id, str) else None)
         except Exception as exc:  # a kernel bug must still produce a reply, never a hung cell
             log.exception("Code Mode kernel failed on a cell")
             lines = traceback.format_exc().splitlines()
@@ -210,7 +210,7 @@ class CodemodeKernel(IPythonKernel):
                 for name in (user_expressions or {})}
         return reply
 
-    async def _run(self, code: str, sink: Sink, count: int) -> CellOutcome:
+    async def _run(self, code: str, sink: Sink, count: int, cell_id: str | None) -> CellOutcome:
         for problem in self.notebook.take_unreported():
             sink.stream(f"Code Mode configuration: {problem}\n", "stderr")
         if not code.strip():
@@ -218,7 +218,7 @@ class CodemodeKernel(IPythonKernel):
         cell = classify(code)
         if cell.kind == "code":
             with self._sigint_interrupts():
-                return await self.notebook.run_code(code, sink, count)
+                return await self.notebook.run_code(code, sink, count, cell_id=cell_id)
         if cell.kind == "host":
             return await self.host.run(cell.body, sink, count)
         if cell.kind == "magics":

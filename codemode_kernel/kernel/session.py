@@ -91,6 +91,7 @@ class NotebookSession:
         self.variables: dict[str, Any] = {}
         self.records: dict[str, CellRecord] = {}
         self.last_id: str | None = None
+        self.cell_runs: dict[str, str] = {}  # notebook cell id -> its latest execution
         self._runtime: CodemodeRuntime | None = None
         self._dirty = True
         self._retired: list[CodemodeRuntime] = []
@@ -269,9 +270,21 @@ class NotebookSession:
 
     # -- cells ----------------------------------------------------------------------------
 
-    async def run_code(self, code: str, sink: Sink, count: int | None = None) -> CellOutcome:
-        """Run one cell as a new execution, streaming its output into ``sink``."""
+    async def run_code(self, code: str, sink: Sink, count: int | None = None, *,
+                       cell_id: str | None = None) -> CellOutcome:
+        """Run one cell as a new execution, streaming its output into ``sink``.
+
+        ``cell_id`` (sent by JupyterLab) lets a re-run cell mention that its previous run
+        still waits for approval: the new run is a new execution and does not replace it.
+        """
         runtime = self.runtime
+        previous = self.cell_runs.get(cell_id) if cell_id else None
+        if previous is not None and previous in self.records and self.records[previous].pending:
+            state = await runtime.execution(previous)
+            if state is not None and state.status == "paused":
+                sink.stream(f"Note: the previous run of this cell (execution {previous}) still waits for "
+                            f"approval; this run is a new execution. %reject {previous} drops the old one.\n",
+                            "stderr")
         given = dict(self.variables)
         live = ReplayFilter("", lambda text: sink.stream(text))
         self.notify("execution_started", None)
@@ -288,6 +301,8 @@ class NotebookSession:
         record = CellRecord(code=code, count=count, given=given, shown=live.printed)
         self._remember(eid, record)
         self.last_id = eid
+        if cell_id:
+            self.cell_runs[cell_id] = eid
         outcome = await self._render(eid, out, record, sink=sink, card_home=sink)
         self.notify("execution_changed", eid)
         return outcome

@@ -239,8 +239,15 @@ class Kernel:
         self.widgets.feed(msg)
         return msg
 
-    def execute(self, code: str, timeout: float = 60) -> Run:
-        msg_id = self.kc.execute(code)
+    def execute(self, code: str, timeout: float = 60, *, cell_id: str | None = None) -> Run:
+        if cell_id is None:
+            msg_id = self.kc.execute(code)
+        else:  # as JupyterLab sends it: the cell's id in the request metadata
+            content = {"code": code, "silent": False, "store_history": True, "user_expressions": {},
+                       "allow_stdin": False, "stop_on_error": True}
+            msg = self.kc.session.msg("execute_request", content, metadata={"cellId": cell_id})
+            self.kc.shell_channel.send(msg)
+            msg_id = msg["header"]["msg_id"]
         deadline = time.monotonic() + timeout
         messages: list[dict[str, Any]] = []
         while True:
@@ -255,8 +262,8 @@ class Kernel:
             if reply["parent_header"].get("msg_id") == msg_id:
                 return Run(reply, messages)
 
-    def ok(self, code: str, timeout: float = 60) -> Run:
-        run = self.execute(code, timeout)
+    def ok(self, code: str, timeout: float = 60, *, cell_id: str | None = None) -> Run:
+        run = self.execute(code, timeout, cell_id=cell_id)
         assert run.status == "ok", (run.error, run.stderr, run.stdout)
         return run
 

@@ -187,3 +187,13 @@ def test_restart_loses_nothing_a_paused_cell_is_approved_after_it(kernel: Kernel
     assert run.result == {"text/plain": "'durable'"}
     assert calls(notebook_dir, "add_note") == 1
     assert run.card is not None, "the approving cell offers Roll back and Save as snippet"
+
+
+def test_rerunning_a_paused_cell_says_the_old_run_still_waits(kernel: Kernel) -> None:
+    first = kernel.ok("notes.add_note(text='again')", cell_id="cell-7")
+    assert first.stderr == ""
+    second = kernel.ok("notes.add_note(text='again')", cell_id="cell-7")
+    assert "previous run of this cell" in second.stderr and "%reject" in second.stderr
+    kernel.ok("%reject last")
+    other = kernel.ok("1", cell_id="cell-8")
+    assert other.stderr == ""
