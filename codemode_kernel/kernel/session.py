@@ -28,13 +28,13 @@ from codemode_kernel import codec
 from codemode_kernel.config import CodemodeConfig, ConfigProblem, default_store_url, load_config, notebook_path
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.errors import CodemodeError, ConfigurationError, InvalidStateError, UnknownExecutionError
+from codemode_kernel.kernel.builder import build_runtime
 from codemode_kernel.kernel.display import error_parts, error_traceback, pending_summary, result_bundle
 from codemode_kernel.kernel.output import NullSink, ReplayFilter, Sink, Tee
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet
 
 if TYPE_CHECKING:
-    from codemode_kernel.executor.base import Executor
     from codemode_kernel.runtime import CodemodeRuntime
 
 log = logging.getLogger(__name__)
@@ -135,49 +135,11 @@ class NotebookSession:
         return self._runtime
 
     def _build_runtime(self) -> CodemodeRuntime:
-        from codemode_kernel.runtime import CodemodeRuntime
-
-        self.runtime_problems = []
-        connectors: dict[str, Connector] = {c.name: c for c in self.config.connectors}
-        connectors.update(self.host_connectors)  # a connector connected by hand replaces the configured one
-        executor = self._executor()
-        options = {"store": self.store_url, "executor": executor, "name": self.config.runtime_name,
-                   "max_executions": self.config.max_executions}
-        try:
-            return CodemodeRuntime(connectors=list(connectors.values()), **options)  # type: ignore[arg-type]
-        except ConfigurationError as exc:
-            self._runtime_problem(f"The connectors could not be used together: {exc}. Running without "
-                                  "connectors; fix the configuration and run %reload.")
-            return CodemodeRuntime(connectors=[], **options)  # type: ignore[arg-type]
-        except Exception as exc:  # a bad store URL must not keep the kernel from starting
-            fallback = default_store_url(self.notebook, self.cwd)
-            self._runtime_problem(f"The store {options['store']!r} cannot be opened ({type(exc).__name__}: {exc}). "
-                                  f"Using {fallback} instead; fix [store] url and run %reload.")
-            options["store"] = fallback
-            return CodemodeRuntime(connectors=list(connectors.values()), **options)  # type: ignore[arg-type]
-
-    def _runtime_problem(self, text: str) -> None:
-        log.warning("Code Mode: %s", text)
-        self.runtime_problems.append(text)
-        self.unreported.append(text)
-
-    def _executor(self) -> Executor | None:
-        settings = self.config.executor
-        try:
-            if settings.kind == "inprocess":
-                from codemode_kernel.executor.inprocess import InProcessExecutor, InProcessLimits
-
-                return InProcessExecutor(InProcessLimits(**settings.limits))
-            if settings.limits or settings.warm is not None:
-                from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
-
-                limits = Limits(**settings.limits)
-                if settings.warm is None:
-                    return SubprocessExecutor(limits)
-                return SubprocessExecutor(limits, warm=settings.warm)
-        except (TypeError, ValueError) as exc:
-            self._runtime_problem(f"{self.config.label}: [executor] {exc}. Using the default limits.")
-        return None
+        built = build_runtime(self.config, self.host_connectors, self.store_url,
+                              default_store_url(self.notebook, self.cwd))
+        self.runtime_problems = list(built.problems)
+        self.unreported += built.problems
+        return built.runtime
 
     def connect(self, connector: Connector) -> str:
         """Add (or replace) a connector from trusted host code (``connect(...)`` in ``%%host``)."""
