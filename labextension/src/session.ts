@@ -204,6 +204,11 @@ export class NotebookBinding implements IDisposable {
       console.warn('Code Mode panel: cannot open a comm to the kernel', error);
       return;
     }
+    // Keep this comm on the main shell. JupyterLab >= 4.4 sends comm messages over a
+    // per-target kernel subshell by default, and after a kernel restart it may reuse the
+    // dead kernel's subshell id, which the new kernel drops ("Unknown subshell_id"). The
+    // kernel serves panel requests concurrently with a running cell anyway.
+    (comm as { commsOverSubshells?: string }).commsOverSubshells = 'disabled';
     comm.onMsg = msg => this._model.receive(msg.content.data);
     // A kernel that closes the comm has no panel target (or dropped it): do not retry
     // until the kernel restarts or changes, which reset `_kernel`.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -89,6 +90,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         "seen = notes.list_notes()\nmade = notes.add_note(text='written from the browser')\n"
         "[len(seen), made['text']]",
     ])), encoding="utf-8")
+    (folder / "actions.ipynb").write_text(json.dumps(notebook("codemode", "Code Mode", [
+        "notes.list_notes()", "notes.add_note(text='never written')",
+    ])), encoding="utf-8")
     (folder / "plain.ipynb").write_text(json.dumps(notebook("python3", "Python 3 (ipykernel)", ["1 + 1"])),
                                         encoding="utf-8")
     config = base / "config"
@@ -127,6 +131,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
+        # The server's log (kernels' stderr included) is kept for the failures' post-mortem.
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(log, ARTIFACTS / "lab.log")
 
 
 @pytest.fixture(scope="session")

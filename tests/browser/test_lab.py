@@ -138,3 +138,60 @@ def test_the_panel_explains_a_notebook_that_is_not_code_mode(ui: UI, lab: Lab) -
     assert "Python 3" in empty.inner_text()
     assert visible_button(empty, "Select kernel…").is_visible()
     assert ui.errors == []
+
+
+def test_reject_save_describe_and_delete_from_the_panel(ui: UI, lab: Lab) -> None:
+    page = open_notebook(ui, lab, "work/actions.ipynb", "Code Mode")
+    run_first_cell(page)
+    page.keyboard.press("Shift+Enter")  # the second cell: it pauses
+    paused_cell = page.locator(".jp-Notebook .jp-Cell").nth(1)
+    visible_button(paused_cell.locator(".jp-OutputArea"), "Approve").wait_for()
+    added = calls(lab.folder, "add_note")
+
+    panel = open_panel(page)
+    make_room_for_the_panel(page)
+    card = panel.locator(".jp-CodeModePanel-pendingCard")
+    card.wait_for()
+    assert "notes.add_note" in card.inner_text() and "never written" in card.inner_text()
+    visible_button(card, "Reject").click()
+    paused_cell.locator(".jp-OutputArea").get_by_text("Rejected").first.wait_for()
+    panel.locator(".jp-CodeModePanel-execution[data-status='rejected']").wait_for()
+    assert card.count() == 0 and calls(lab.folder, "add_note") == added
+
+    done = panel.locator(".jp-CodeModePanel-execution[data-status='completed']").first
+    done.locator(".jp-CodeModePanel-executionHead").click()
+    visible_button(done, "Save as snippet").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.locator("input[name='snippet-name']").fill("list_all")
+    dialog.locator("textarea[name='snippet-description']").fill("Lists every note.")
+    visible_button(dialog, "Save").click()
+    panel.locator(".jp-CodeModePanel-tab[data-tab='snippets']").click()
+    snippet = panel.locator(".jp-CodeModePanel-snippet[data-snippet='list_all']")
+    snippet.wait_for()
+    text = snippet.inner_text()
+    assert "Lists every note." in text and "notes.list_notes()" in text and "notes" in text
+
+    visible_button(snippet, "Delete").click()
+    visible_button(page.locator(".jp-Dialog"), "Delete").click()
+    snippet.wait_for(state="detached")
+
+    panel.locator(".jp-CodeModePanel-tab[data-tab='connectors']").click()
+    method = panel.locator(".jp-CodeModePanel-connector[data-connector='notes'] [data-method='notes.add_note']")
+    method.wait_for()
+    assert "approval" in method.inner_text() and "revertible" in method.inner_text()
+    panel.locator(".jp-CodeModePanel-search").fill("add a note with text")
+    result = panel.locator(".jp-CodeModePanel-methods > li").first
+    result.locator("code", has_text="notes.add_note").wait_for()
+    result.locator("button").first.click()
+    result.locator(".jp-CodeModePanel-types", has_text="def add_note").wait_for()
+
+    panel.locator(".jp-CodeModePanel-tab[data-tab='executions']").click()
+    rows = panel.locator(".jp-CodeModePanel-execution")
+    count = rows.count()
+    rejected = panel.locator(".jp-CodeModePanel-execution[data-status='rejected']")
+    rejected.locator(".jp-CodeModePanel-executionHead").click()
+    visible_button(rejected, "Delete").click()
+    visible_button(page.locator(".jp-Dialog"), "Delete").click()
+    rejected.wait_for(state="detached")
+    assert rows.count() == count - 1
+    assert ui.errors == []

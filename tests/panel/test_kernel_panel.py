@@ -199,3 +199,18 @@ def test_the_panel_reconnects_after_a_restart_and_sees_the_journal(folder: Path)
         assert [e["id"] for e in second.data("snapshot")["executions"]] == before
     finally:
         kernel.shutdown()
+
+
+def test_the_panel_is_answered_while_a_cell_runs(kernel: Kernel, panel: PanelClient) -> None:
+    """Panel requests on the main shell are served while a long cell is still running."""
+    msg_id = kernel.kc.execute("time.sleep(3)\nnotes.list_notes()\n'slept'")
+    started = time.monotonic()
+    kernel.wait_until(lambda: any(e["event"] == "execution_started" for e in panel.of_type("event")),
+                      what="the cell to start")
+    snap = panel.data("snapshot")
+    answered = time.monotonic() - started
+    assert snap["executions"][0]["status"] == "running" and snap["executions"][0]["first_line"] == "time.sleep(3)"
+    assert answered < 2.5
+    reply = kernel.shell_reply(msg_id)
+    assert reply["content"]["status"] == "ok"
+    assert panel.data("get_execution", execution_id=snap["executions"][0]["id"])["status"] == "completed"
