@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -32,6 +33,11 @@ from codemode_kernel.errors import ConfigurationError
 from codemode_kernel.executor.worker import dumps_line
 
 log = logging.getLogger(__name__)
+
+#: Seconds between handing out a warm worker and starting its replacement. Starting an
+#: interpreter costs ~50 ms of CPU; on a small machine it would slow the pass that just
+#: began, and a short pass is over by then. Longer passes overlap with the start anyway.
+REFILL_DELAY = 0.03
 
 _BOOT = "import sys; sys.path[:0] = sys.argv[1:]; from codemode_kernel.executor.worker import main; main()"
 
@@ -140,6 +146,7 @@ class WarmPool:
         self._starting = 0
         self._thread: threading.Thread | None = None
         self._closing = False
+        self._due = 0.0  # the pool thread starts no worker before this time (monotonic)
         self._finalizer = weakref.finalize(self, _kill_all, self._idle, self._dead)
 
     def take(self) -> WorkerProcess:
@@ -148,6 +155,7 @@ class WarmPool:
             while self._idle:
                 worker = self._idle.popleft()
                 if worker.alive():
+                    self._due = time.monotonic() + REFILL_DELAY
                     self._wake()
                     return worker
                 worker.close()
@@ -197,8 +205,14 @@ class WarmPool:
         failures = 0
         while True:
             with self._cond:
-                while not self._closing and not self._dead and len(self._idle) + self._starting >= self.size:
-                    self._cond.wait()
+                while not self._closing and not self._dead:
+                    if len(self._idle) + self._starting < self.size:
+                        delay = self._due - time.monotonic()
+                        if delay <= 0:
+                            break
+                        self._cond.wait(delay)
+                    else:
+                        self._cond.wait()
                 if self._closing:
                     return
                 dead, self._dead[:] = list(self._dead), []
