@@ -32,7 +32,7 @@ import threading
 import traceback
 from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ipykernel.ipkernel import IPythonKernel
 
@@ -43,6 +43,9 @@ from codemode_kernel.kernel.magics import MAGICS, Magics, classify
 from codemode_kernel.kernel.output import NullSink, Sink
 from codemode_kernel.kernel.session import CellOutcome, NotebookSession
 from codemode_kernel.models import Snippet
+
+if TYPE_CHECKING:
+    from codemode_kernel.runtime import CodemodeRuntime
 
 log = logging.getLogger(__name__)
 
@@ -131,9 +134,8 @@ class CodemodeKernel(IPythonKernel):
         # Build the runtime and resolve the catalog now, so the first cell does not pay for
         # it (async connectors such as MCP servers start here).
         try:
-            # The runtime's imports take seconds (jsonschema compiles a grammar at import when
-            # rfc3987-syntax is installed, as it is beside JupyterLab): import in a thread so
-            # the kernel answers kernel_info and completions meanwhile.
+            # The runtime's imports (SQLAlchemy, jsonschema, ...) take a few hundred ms: import
+            # them in a thread so the kernel answers kernel_info and completions meanwhile.
             await asyncio.to_thread(importlib.import_module, "codemode_kernel.runtime")
             runtime = self.notebook.runtime
             catalog = await runtime.catalog()
@@ -150,7 +152,7 @@ class CodemodeKernel(IPythonKernel):
     # -- PanelHost ---------------------------------------------------------------------------
 
     @property
-    def runtime(self) -> Any:
+    def runtime(self) -> CodemodeRuntime:
         """The notebook's current :class:`~codemode_kernel.runtime.CodemodeRuntime`."""
         return self.notebook.runtime
 
