@@ -81,6 +81,34 @@ def _signal_group(process: subprocess.Popen[bytes], sig: int) -> None:
         os.killpg(process.pid, sig)
 
 
+# Runs a module as ``__main__`` in a process that stops itself when the process that started
+# it goes away, even if that one was killed (SIGKILL runs no cleanup): the launcher, or the
+# kernel of notebook 06. Polling the parent pid works for any parent; PR_SET_PDEATHSIG was
+# rejected because it fires when the *thread* that started the child ends, and kernels
+# start things from short-lived threads.
+_WATCHED = """
+import os, runpy, signal, sys, threading, time
+
+parent, module = int(sys.argv[1]), sys.argv[2]
+
+def watch():
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os.kill(os.getpid(), signal.SIGTERM)  # a graceful stop first (uvicorn and Jupyter handle it)
+    time.sleep(10)
+    os._exit(1)
+
+threading.Thread(target=watch, name="codemode-demo-parent-watch", daemon=True).start()
+sys.argv = [module, *sys.argv[3:]]
+runpy.run_module(module, run_name="__main__", alter_sys=True)
+"""
+
+
+def watched_command(module: str, args: Sequence[str], python: str | None = None) -> list[str]:
+    """``python -m module args``, stopping by itself when this process ends."""
+    return [python or sys.executable, "-c", _WATCHED, str(os.getpid()), module, *args]
+
+
 def default_root() -> Path:
     """``examples/notebooks`` of the source tree this package runs from."""
     return Path(__file__).resolve().parents[1] / "examples" / "notebooks"
@@ -111,8 +139,7 @@ def http_status(url: str, headers: Mapping[str, str] | None = None, timeout: flo
 def start_http_service(port: int, token: str, *, python: str | None = None) -> Service:
     """Start the demo pets API on 127.0.0.1:``port`` accepting ``token``; return once it listens."""
     env = {**os.environ, TOKEN_ENV: token}
-    command = [python or sys.executable, "-m", "codemode_kernel.demo.http_service", "--host", HOST,
-               "--port", str(port)]
+    command = watched_command("codemode_kernel.demo.http_service", ["--host", HOST, "--port", str(port)], python)
     process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                start_new_session=True)
     assert process.stdout is not None
@@ -165,8 +192,9 @@ def ensure_petstore(port: int = DEFAULT_API_PORT) -> str:
 
 
 def lab_command(port: int, token: str, root: Path) -> list[str]:
-    return [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", f"--ip={HOST}", f"--port={port}",
-            "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
+    return watched_command("jupyterlab", ["--no-browser", "--allow-root", f"--ip={HOST}", f"--port={port}",
+                                          "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+                                          f"--ServerApp.root_dir={root}"])
 
 
 def lab_environment(api_token: str) -> dict[str, str]:

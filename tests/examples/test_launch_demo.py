@@ -77,9 +77,13 @@ class Launcher:
         raise AssertionError(f"no line starting with {prefix!r}; stdout: {self.lines}; exit: {self.process.poll()}")
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(10)
+        if self.process.poll() is None:  # a failed test: let the launcher stop what it started
+            self.process.terminate()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
         self.reader.join(5)
         if self.process.stdout is not None:
             self.process.stdout.close()
@@ -181,4 +185,25 @@ def test_ensure_petstore_starts_the_api_for_its_process_and_stops_it_at_exit(dem
     assert started.startswith(f"Started the demo API at http://127.0.0.1:{port}")
     assert status == "200"  # a fresh token was made and put where the connector reads it
     assert again == f"Using the demo API already running at http://127.0.0.1:{port}."
+    assert not answers(port)
+
+
+KILLED = """
+import os, signal, sys
+from codemode_kernel.launch_demo import ensure_petstore
+print(ensure_petstore(int(sys.argv[1])), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # no atexit, no cleanup: as when a kernel is killed
+"""
+
+
+def test_the_api_stops_by_itself_when_the_process_that_started_it_is_killed(demo_env: dict[str, str]) -> None:
+    env = {k: v for k, v in demo_env.items() if k != "CODEMODE_DEMO_TOKEN"}
+    port = free_port()
+    done = subprocess.run([sys.executable, "-c", KILLED, str(port)], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == -signal.SIGKILL
+    assert done.stdout.startswith(f"Started the demo API at http://127.0.0.1:{port}")
+    deadline = time.monotonic() + 15
+    while answers(port) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert not answers(port)
