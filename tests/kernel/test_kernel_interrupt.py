@@ -49,3 +49,19 @@ def test_an_interrupt_when_idle_is_harmless(limited_kernel: Kernel) -> None:
     limited_kernel.km.interrupt_kernel()
     limited_kernel.drain(0.3)
     assert limited_kernel.ok("1").result == {"text/plain": "1"}
+
+
+def test_interrupt_stops_a_host_cell_with_keyboard_interrupt(limited_kernel: Kernel) -> None:
+    kernel = limited_kernel
+    msg_id = kernel.kc.execute("%%host\nimport time\nprint('sleeping', flush=True)\ntime.sleep(30)\n")
+    deadline = time.monotonic() + 20
+    while True:
+        msg = kernel.kc.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
+        if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream":
+            break
+    started = time.monotonic()
+    kernel.km.interrupt_kernel()
+    reply = kernel.shell_reply(msg_id, timeout=20)
+    assert time.monotonic() - started < 5
+    assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
+    assert kernel.ok("'after'").result == {"text/plain": "'after'"}
