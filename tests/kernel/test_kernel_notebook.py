@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nbformat
@@ -29,7 +30,11 @@ def notebook(cells: list[str]) -> nbformat.NotebookNode:
 
 def run(folder: Path, cells: list[str]) -> nbformat.NotebookNode:
     nb = notebook(cells)
-    NotebookClient(nb, timeout=60, kernel_name="codemode", resources={"metadata": {"path": str(folder)}}).execute()
+    # As nbclient and papermill run notebooks: no JPY_SESSION_NAME, the notebook's folder as cwd.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "CODEMODE_"))}
+    env["IPYTHONDIR"] = str(folder / ".ipython")
+    client = NotebookClient(nb, timeout=60, kernel_name="codemode", resources={"metadata": {"path": str(folder)}})
+    client.execute(env=env)
     return nb
 
 
