@@ -125,7 +125,15 @@ def test_shell_blocks_name_real_targets_files_and_commands() -> None:
                                   timeout=60)
             assert done.returncode == 0, f"{words}: {done.stderr}"
             continue
-        assert (REPO / program).is_file() if "/" in program else shutil.which(program), f"{words}: no {program}"
+        if program == "codemode":  # this package's console script: its subcommand must exist
+            options_with_values = {"--dir", "--store"}
+            rest = [a for i, a in enumerate(args) if not a.startswith("-") and
+                    (i == 0 or args[i - 1] not in options_with_values)]
+            script = Path(sys.executable).with_name("codemode")
+            done = subprocess.run([str(script), *rest[:1], "--help"], capture_output=True, text=True, timeout=60)
+            assert done.returncode == 0, f"{words}: {done.stderr}"
+        else:
+            assert (REPO / program).is_file() if "/" in program else shutil.which(program), f"{words}: no {program}"
         for arg in args:
             if "/" in arg and not arg.startswith("-"):
                 assert (REPO / arg).exists(), f"{words}: no {arg}"
