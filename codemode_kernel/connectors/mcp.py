@@ -25,6 +25,7 @@ import contextlib
 import json
 import logging
 import shlex
+import sys
 from collections.abc import Collection, Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -201,6 +202,10 @@ class McpConnector(Connector):
         cwd = get_str(spec, "cwd", f"{where} mcp")
         if command is not None and command.startswith(("./", "../")):
             command = str((base_dir / command).resolve())
+        elif command in ("python", "python3"):
+            # As Jupyter does for kernelspecs: "python" means the interpreter running the kernel,
+            # not whichever one is first on PATH (the virtualenv may not be activated).
+            command = sys.executable
         requires = table.get("requires_approval", [])
         rule = ApprovalRule.from_table(table, where)
         return cls(

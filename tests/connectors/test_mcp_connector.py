@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,7 @@ def test_from_config_builds_a_stdio_connector(tmp_path: Path) -> None:
     connector = McpConnector.from_config("notes", table, tmp_path)
     assert connector.name == "notes" and connector.instructions == "Notes." and connector.timeout == 5.0
     assert connector.approval_from_annotations
+    assert connector._target.command == sys.executable  # "python" is the kernel's own interpreter, not PATH's
     shell = McpConnector.from_config("time", {"mcp": "mcp-server-time --local-timezone UTC"}, tmp_path)
     assert shell.name == "time"
 
