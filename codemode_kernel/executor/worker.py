@@ -198,8 +198,25 @@ def _isolate(libc: _Libc, config: Mapping[str, Any], report: dict[str, Any]) -> 
             report["user"] = f"root: could not switch to nobody: {exc.strerror}"
             report["problems"].append(report["user"])
     else:
-        report["user"] = f"uid {os.getuid()}" + (" (capabilities only inside its own user namespace)"
-                                                if in_userns else "")
+        report["user"] = f"uid {os.getuid()}"
+        if in_userns:  # all capabilities inside the new namespace: give them up after the chroot
+            problem = _drop_capabilities(libc)
+            report["user"] += (", no capabilities" if problem is None
+                               else f", capabilities inside its own user namespace ({problem})")
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_capabilities(libc: _Libc) -> str | None:
+    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (_CapData * 2)()
+    return libc.call("capset", ctypes.byref(header), data)
 
 
 # x86_64 system call numbers the worker never needs. The filter is a deny list (an allow
@@ -312,12 +329,22 @@ def confine(config: Mapping[str, Any]) -> dict[str, Any]:
     _set_rlimits(limits, report)
     _isolate(libc, config, report)
     _install_seccomp(libc, limits, report)
+    if not limits["network"] and not report["network_isolated"] and report["seccomp"]:
+        # No namespace, but the filter refuses socket(): no network all the same.
+        report["network"] = "blocked (seccomp refuses sockets); " + report["network"]
+        report["network_isolated"] = True
     if limits.get("require_isolation"):
-        missing = list(report["problems"])
+        missing = []
+        if not limits["network"] and not report["network_isolated"]:
+            missing.append("the network cannot be dropped")
+        if not report["seccomp"]:
+            missing.append("system calls cannot be filtered")
+        if not report["filesystem_hidden"]:
+            missing.append("the file system cannot be hidden")
         if missing:
             report["refused"] = ("Limits.require_isolation is set and this system cannot confine the worker: "
-                                 + "; ".join(missing) + ". Run on Linux with user namespaces and seccomp "
-                                 "available, or set require_isolation=False.")
+                                 + "; ".join(missing) + " (" + "; ".join(report["problems"]) + "). Run on "
+                                 "Linux with user namespaces and seccomp, or set require_isolation=False.")
     return report
 
 

@@ -215,3 +215,54 @@ def test_this_machine_confines_fully() -> None:
     if report["problems"]:
         pytest.skip(f"partly confined here: {report['problems']}")
     assert report["network_isolated"] and report["filesystem_hidden"] and report["seccomp"]
+
+
+UNPRIVILEGED_PYTHON = "/usr/bin/python3.11"
+
+
+@pytest.fixture
+def public_dir() -> Iterator[Path]:
+    """A folder every user can enter (pytest's tmp_path is private to root)."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="codemode-public-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_unprivileged_host_gets_the_same_confinement(public_dir: Path, listener: Listener) -> None:
+    """Started by a non-root user, the worker uses a user namespace for the same steps (no root needed)."""
+    import shutil
+
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not os.access(UNPRIVILEGED_PYTHON, os.X_OK):
+        pytest.skip("needs root (to switch to an unprivileged user), setpriv and a world-readable python")
+    root = public_dir / "empty-root"
+    root.mkdir()
+    root.chmod(0o555)
+    readable = public_dir / "readable.txt"
+    readable.write_text("anyone may read this")
+    readable.chmod(0o644)
+    config = {"op": "config", "parent_pid": os.getpid(), "empty_root": str(root), "limits": Limits().worker_config()}
+    probes = {
+        "read-a-world-readable-file": f"result = open({str(readable)!r}).read()",
+        "connect-to-host-listener": f"socket.create_connection(('127.0.0.1', {listener.port}), timeout=2)",
+        "fork": "pid = os.fork()\nif pid == 0:\n    os._exit(0)\nresult = pid",
+        "exec": "os.execv('/bin/sh', ['sh', '-c', 'true'])",
+        "chroot-escape": "os.chroot('.')",
+    }
+    proc = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", UNPRIVILEGED_PYTHON, "-I", "-S", "-c",
+         HARNESS, str(Path(__file__).resolve().parents[2])],
+        input=(json.dumps(config) + "\n" + json.dumps(probes) + "\n").encode(), capture_output=True, env={},
+        cwd="/", timeout=120)
+    assert proc.stdout, proc.stderr.decode()[-2000:]
+    outcome = json.loads(proc.stdout)
+    report = outcome["report"]
+    if report["problems"]:
+        pytest.skip(f"user namespaces or seccomp are not available to unprivileged users here: {report['problems']}")
+    assert report["user"] == "uid 65534, no capabilities"
+    assert report["network_isolated"] and report["filesystem_hidden"] and report["seccomp"]
+    assert {name: result.split(":")[0] for name, result in outcome["results"].items()} == dict.fromkeys(
+        probes, "blocked")
