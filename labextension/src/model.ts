@@ -8,15 +8,13 @@
  */
 import { ISignal, Signal } from '@lumino/signaling';
 
+import { errorText, plural, statusLabel } from './format';
 import {
   asKernelMessage,
-  EntryState,
-  ExecutionStatus,
   IConnectorInfo,
   IDescribeOutput,
   IExecutionDetail,
   IExecutionSummary,
-  IJournalEntry,
   IPendingAction,
   IReplyData,
   IRequestParams,
@@ -29,6 +27,9 @@ import {
   RequestType,
   ValueField
 } from './messages';
+import { PendingRequests, RequestError } from './requests';
+
+export { RequestError } from './requests';
 
 /** Where the panel stands with the current notebook's kernel. */
 export type ConnectionState =
@@ -41,16 +42,6 @@ export type ConnectionState =
   | 'disconnected';
 
 export type Tab = 'executions' | 'snippets' | 'connectors';
-
-/** How the journal shows an entry: what happened to the call, in words a user knows. */
-export type DisplayState =
-  | 'executed'
-  | 'replayed'
-  | 'executing'
-  | 'pending'
-  | 'reverted'
-  | 'rejected'
-  | 'error';
 
 /** Sends requests to the kernel; the owner feeds replies to `CodeModeModel.receive`. */
 export interface ITransport {
@@ -79,36 +70,12 @@ export interface IModelOptions {
   limit?: number;
 }
 
-/** A request the kernel answered with an error (or that never got an answer). */
-export class RequestError extends Error {
-  constructor(
-    message: string,
-    readonly errorType: string,
-    readonly request: RequestType | null
-  ) {
-    super(message);
-    this.name = 'RequestError';
-  }
-}
-
-const ACTIONS_WITHOUT_TIMEOUT: ReadonlySet<RequestType> = new Set([
-  'approve',
-  'reject',
-  'rollback'
-]);
 const MAX_NOTICES = 3;
-
-interface IPending {
-  type: RequestType;
-  resolve: (data: any) => void;
-  reject: (error: RequestError) => void;
-  timer: ReturnType<typeof setTimeout> | null;
-}
 
 export class CodeModeModel {
   constructor(options: IModelOptions = {}) {
     this._refreshDelay = options.refreshDelay ?? 50;
-    this._requestTimeout = options.requestTimeout ?? 30000;
+    this._requests = new PendingRequests(options.requestTimeout ?? 30000);
     this._limit = options.limit ?? 50;
   }
 
@@ -263,33 +230,9 @@ export class CodeModeModel {
         )
       );
     }
-    const requestId = `r${++this._nextId}`;
-    return new Promise<IReplyData[K]>((resolve, reject) => {
-      const pending: IPending = { type, resolve, reject, timer: null };
-      if (!ACTIONS_WITHOUT_TIMEOUT.has(type)) {
-        pending.timer = setTimeout(() => {
-          this._requests.delete(requestId);
-          reject(
-            new RequestError(
-              `The kernel did not answer '${type}' within ${Math.round(this._requestTimeout / 1000)} s; it may be busy running a cell.`,
-              'Timeout',
-              type
-            )
-          );
-        }, this._requestTimeout);
-      }
-      this._requests.set(requestId, pending);
-      try {
-        transport.send({
-          type,
-          request_id: requestId,
-          ...params
-        } as PanelRequest);
-      } catch (error) {
-        this._settle(requestId);
-        reject(new RequestError(String(error), 'SendFailed', type));
-      }
-    });
+    return this._requests.open(type, requestId =>
+      transport.send({ type, request_id: requestId, ...params } as PanelRequest)
+    );
   }
 
   /** Reload the lists (and the selected journal). Concurrent calls share one reload. */
@@ -538,25 +481,19 @@ export class CodeModeModel {
         void this.refresh();
         return;
       case 'reply':
-      case 'error': {
-        const id = message.request_id;
-        const pending = id === null ? undefined : this._requests.get(id);
-        if (id === null || pending === undefined) {
-          if (message.type === 'error') {
-            this._notify('error', message.error);
-          }
-          return;
-        }
-        this._settle(id);
-        if (message.type === 'reply') {
-          pending.resolve(message.data);
-        } else {
-          pending.reject(
+        this._requests.resolve(message.request_id, message.data);
+        return;
+      case 'error':
+        if (
+          !this._requests.reject(
+            message.request_id,
             new RequestError(message.error, message.error_type, message.request)
-          );
+          )
+        ) {
+          // An answer to no request of ours: a malformed message, say so.
+          this._notify('error', message.error);
         }
         return;
-      }
       case 'event':
         if (
           message.event === 'execution_deleted' &&
@@ -667,27 +604,12 @@ export class CodeModeModel {
     this._changed();
   }
 
-  private _settle(requestId: string): void {
-    const pending = this._requests.get(requestId);
-    if (pending?.timer) {
-      clearTimeout(pending.timer);
-    }
-    this._requests.delete(requestId);
-  }
-
   private _dropTransport(): void {
     const transport = this._transport;
     this._transport = null;
-    for (const [id, pending] of this._requests) {
-      this._settle(id);
-      pending.reject(
-        new RequestError(
-          'The connection to the kernel closed before it answered.',
-          'NotConnected',
-          pending.type
-        )
-      );
-    }
+    this._requests.failAll(
+      'The connection to the kernel closed before it answered.'
+    );
     if (transport !== null) {
       try {
         transport.dispose();
@@ -721,11 +643,9 @@ export class CodeModeModel {
 
   private _stateChanged = new Signal<this, void>(this);
   private _transport: ITransport | null = null;
-  private _requests = new Map<string, IPending>();
-  private _nextId = 0;
+  private _requests: PendingRequests;
   private _nextNotice = 0;
   private _refreshDelay: number;
-  private _requestTimeout: number;
   private _limit: number;
   private _refreshing: Promise<void> | null = null;
   private _refreshAgain = false;
@@ -752,84 +672,6 @@ export class CodeModeModel {
   private _busy = new Set<string>();
   private _fullValues = new Map<string, IValue>();
   private _loaded = false;
-}
-
-// -- presentation helpers (pure; the view and the tests use them) -----------------------------
-
-/** What happened to a journaled call, as the journal view says it. */
-export function displayState(
-  entry: IJournalEntry,
-  passes: number
-): DisplayState {
-  const state: EntryState = entry.state;
-  switch (state) {
-    case 'applied':
-      // Executed in an earlier pass and served from the journal in the later ones;
-      // re-executed methods (ephemeral) run again on every pass.
-      return !entry.ephemeral && entry.pass_number < passes
-        ? 'replayed'
-        : 'executed';
-    case 'error':
-      return entry.error === 'Rejected' ? 'rejected' : 'error';
-    default:
-      return state;
-  }
-}
-
-export function statusLabel(status: ExecutionStatus): string {
-  return status === 'rolled_back' ? 'rolled back' : status;
-}
-
-/** "just now", "42 s ago", "5 min ago", "3 h ago", "2 d ago". */
-export function formatAge(timestamp: number, now: number): string {
-  const seconds = Math.max(0, Math.floor((now - timestamp) / 1000));
-  if (seconds < 5) {
-    return 'just now';
-  }
-  if (seconds < 60) {
-    return `${seconds} s ago`;
-  }
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) {
-    return `${minutes} min ago`;
-  }
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) {
-    return `${hours} h ago`;
-  }
-  return `${Math.floor(hours / 24)} d ago`;
-}
-
-export function canApprove(execution: IExecutionSummary): boolean {
-  return execution.status === 'paused';
-}
-
-/** Rollback reverts applied calls of a finished execution (the runtime skips those without a revert). */
-export function canRollback(execution: IExecutionSummary): boolean {
-  return (
-    execution.revertible > 0 &&
-    ['completed', 'error', 'rejected', 'rolled_back'].includes(execution.status)
-  );
-}
-
-export function canSaveSnippet(execution: IExecutionSummary): boolean {
-  return execution.status === 'completed' || execution.status === 'rolled_back';
-}
-
-/** A running pass is still using its execution; delete the others. */
-export function canDelete(execution: IExecutionSummary): boolean {
-  return execution.status !== 'running';
-}
-
-export function plural(count: number, noun: string, nouns?: string): string {
-  return `${count} ${count === 1 ? noun : (nouns ?? `${noun}s`)}`;
-}
-
-export function errorText(error: unknown): string {
-  if (error instanceof Error) {
-    return error.message;
-  }
-  return String(error);
 }
 
 function valueKey(

@@ -18,13 +18,11 @@ import {
   canDelete,
   canRollback,
   canSaveSnippet,
-  CodeModeModel,
   displayState,
   formatAge,
-  ITransport,
-  plural,
-  RequestError
-} from '../src/model';
+  plural
+} from '../src/format';
+import { CodeModeModel, ITransport, RequestError } from '../src/model';
 
 class FakeTransport implements ITransport {
   sent: PanelRequest[] = [];
