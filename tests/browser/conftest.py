@@ -32,8 +32,10 @@ CHROMIUM_FLAGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
 ]
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "images"
 ARTIFACTS = ROOT / "tests" / "artifacts"
+# Screenshots always land in tests/artifacts/; CODEMODE_UPDATE_SCREENSHOTS=1 writes the README's copies
+# in docs/images/ instead, so an ordinary test run leaves the working tree clean.
+SCREENSHOTS = ROOT / "docs" / "images" if os.environ.get("CODEMODE_UPDATE_SCREENSHOTS") else ARTIFACTS
 
 
 def notebook(kernel_name: str, display_name: str, cells: list[str]) -> dict[str, Any]:
