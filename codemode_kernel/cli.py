@@ -19,6 +19,7 @@ Connectors come from ``codemode.toml`` (or ``[tool.codemode]`` in ``pyproject.to
 ``CODEMODE_STORE`` overrides the store URL. Output is JSON with ``--json``.
 """
 
+# ruff: noqa: E402 - the rfc3987 guard below must run before jsonschema is imported
 from __future__ import annotations
 
 import argparse
@@ -31,6 +32,10 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TextIO
+
+# As in the kernel: jsonschema's optional IRI format checker (rfc3987-syntax) compiles a grammar on
+# first import (~2 s); argument validation uses no format checks, so the command goes without it.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from codemode_kernel import codec
 from codemode_kernel.config import default_store_url, load_config
