@@ -430,12 +430,22 @@ class SubprocessExecutor:
     async def warm_up(self) -> dict[str, Any] | None:
         """Start the warm workers now and wait until they are ready; return :attr:`isolation`.
 
-        Optional: without it the first pass starts a worker itself (about 60 ms).
+        Optional: without it the first pass starts a worker itself (about 60 ms). With
+        ``warm=0`` it starts and checks one worker, for the report.
         """
         loop = asyncio.get_running_loop()
-        for worker in await loop.run_in_executor(None, self._pool.fill):
-            if worker.ready is not None:
-                continue
+        for _attempt in range(3):  # passes running meanwhile may take the workers it started
+            await loop.run_in_executor(None, self._pool.fill, max(1, self.warm))
+            await self._await_ready(loop)
+            if self._pool.ready_count() >= min(1, self.warm) and self._isolation is not None:
+                break
+        if self.warm == 0:
+            self._pool.drain()
+        return self.isolation
+
+    async def _await_ready(self, loop: asyncio.AbstractEventLoop) -> None:
+        # Taken out of the pool while we read from them, so no pass reads the same pipe.
+        for worker in self._pool.take_unready():
             pipe = WorkerPipe(loop, worker.stdout_fd, worker.stdin_fd, worker.stderr_fd, worker.buffer,
                               self.limits.max_message_bytes)
             try:
@@ -449,9 +459,9 @@ class SubprocessExecutor:
             if message.get("op") == "ready" and isinstance(report, dict):
                 worker.ready = report
                 self._note_isolation(report)
+                self._pool.give_back(worker)
             else:  # never hand out a worker that did not start properly
-                self._pool.discard(worker)
-        return self.isolation
+                self._pool.give_back(worker, broken=True)
 
     def _note_isolation(self, report: dict[str, Any]) -> None:
         self._isolation = report
@@ -483,8 +493,8 @@ class SubprocessExecutor:
                 worker = self._pool.take()
             except Exception as exc:
                 return ExecuteResult(error=_crashed(f"could not start a worker process: {exc}"))
-            result, started = await self._run(worker, names, run_line, host, on_output)
-            if started:
+            result, died_unready = await self._run(worker, names, run_line, host, on_output)
+            if not died_unready:
                 break
             # The worker died before it was ready (e.g. killed while idle): no code ran, retry once.
         return result
@@ -514,7 +524,7 @@ class SubprocessExecutor:
                 # killed worker any more.
                 self._orphans.add(task)
                 task.add_done_callback(self._orphans.discard)
-        return run.outcome(), run.started or (run.reason is not None and run.reason.type != "WorkerCrashed")
+        return run.outcome(), not run.started and run.reason is None and run.done is None
 
     def interrupt(self) -> bool:
         """Stop every running pass (thread-safe); each ends with error ``Interrupted``."""

@@ -144,6 +144,7 @@ class WarmPool:
         self._idle: deque[WorkerProcess] = deque()
         self._dead: list[WorkerProcess] = []
         self._starting = 0
+        self._lent = 0  # workers taken out by take_unready and not yet given back
         self._thread: threading.Thread | None = None
         self._closing = False
         self._due = 0.0  # the pool thread starts no worker before this time (monotonic)
@@ -170,19 +171,32 @@ class WarmPool:
             self._dead.append(worker)
             self._wake()
 
-    def discard(self, worker: WorkerProcess) -> None:
-        """Remove an idle worker that turned out to be broken."""
+    def take_unready(self) -> list[WorkerProcess]:
+        """Take out the idle workers that have not been seen ready (to wait for them elsewhere)."""
         with self._cond:
-            if worker in self._idle:
+            unready = [w for w in self._idle if w.ready is None]
+            for worker in unready:
                 self._idle.remove(worker)
-        self.retire(worker)
+            self._lent += len(unready)  # still counted as warm: the pool thread does not replace them
+        return unready
 
-    def fill(self) -> list[WorkerProcess]:
-        """Start the missing warm workers now (on this thread); return the idle ones."""
+    def give_back(self, worker: WorkerProcess, *, broken: bool = False) -> None:
+        """Return a worker taken out with :meth:`take_unready`: handed out first, or retired if broken."""
+        with self._cond:
+            self._lent -= 1
+            if not broken:
+                self._idle.appendleft(worker)
+                self._cond.notify_all()
+        if broken:
+            self.retire(worker)
+
+    def fill(self, size: int | None = None) -> None:
+        """Start the missing warm workers (up to ``size``, default the pool's) now, on this thread."""
+        size = self.size if size is None else size
         while True:
             with self._cond:
-                if len(self._idle) + self._starting >= self.size:
-                    return list(self._idle)
+                if len(self._idle) + self._starting + self._lent >= size:
+                    return
                 self._starting += 1
             worker: WorkerProcess | None = None
             try:
@@ -192,6 +206,18 @@ class WarmPool:
                     self._starting -= 1
                     if worker is not None:
                         self._idle.append(worker)
+
+    def ready_count(self) -> int:
+        """Idle workers that have been seen ready."""
+        with self._cond:
+            return sum(1 for w in self._idle if w.ready is not None)
+
+    def drain(self) -> None:
+        """Retire the idle workers beyond the pool's size (after a fill past it)."""
+        with self._cond:
+            extra = [self._idle.pop() for _ in range(max(0, len(self._idle) - self.size))]
+        for worker in extra:
+            self.retire(worker)
 
     def _wake(self) -> None:
         # Called with the lock held.
@@ -206,7 +232,7 @@ class WarmPool:
         while True:
             with self._cond:
                 while not self._closing and not self._dead:
-                    if len(self._idle) + self._starting < self.size:
+                    if len(self._idle) + self._starting + self._lent < self.size:
                         delay = self._due - time.monotonic()
                         if delay <= 0:
                             break
@@ -216,7 +242,7 @@ class WarmPool:
                 if self._closing:
                     return
                 dead, self._dead[:] = list(self._dead), []
-                start = len(self._idle) + self._starting < self.size
+                start = len(self._idle) + self._starting + self._lent < self.size
                 if start:
                     self._starting += 1
             for corpse in dead:

@@ -183,3 +183,16 @@ def test_python_option_names_the_interpreter() -> None:
     """python= chooses the worker's interpreter; by default it is this one."""
     assert worker_command()[0] == sys.executable
     assert worker_command("/opt/python3")[0] == "/opt/python3"
+
+
+async def test_warm_up_and_a_pass_at_the_same_time(executor: SubprocessExecutor) -> None:
+    """A pass started while warm_up waits for the pool still gets a worker of its own and completes."""
+    import asyncio
+
+    warming = asyncio.ensure_future(executor.warm_up())
+    out = await executor.execute("6 * 7", {}, host=RecordingHost())
+    report = await warming
+    assert out.result == 42
+    assert report is not None and "pid" in report
+    again = await executor.execute("'next'", {}, host=RecordingHost())
+    assert again.result == "next"
