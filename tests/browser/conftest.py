@@ -79,7 +79,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     if not CHROMIUM.exists():
         pytest.fail("Debian's chromium is missing: run `make browser-deps` (apt-get install chromium)")
@@ -138,8 +138,11 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         shutil.copyfile(log, ARTIFACTS / "lab.log")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # Module scope, not session: while sync_playwright() is open its event loop is registered as
+    # running in the main thread, and every async test collected after this module would fail with
+    # "Cannot run the event loop while another loop is running".
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
