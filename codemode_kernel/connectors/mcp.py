@@ -54,6 +54,7 @@ from codemode_kernel.connectors.policy import (
     get_str_map,
     jsonable,
     parse_reverts,
+    reverts_from_arguments,
     table_name,
 )
 from codemode_kernel.connectors.stderr_tail import StderrTail
@@ -154,16 +155,8 @@ class McpConnector(Connector):
         self.timeout = float(timeout)
         self.connect_timeout = float(connect_timeout)
         self.approval_from_annotations = approval_from_annotations
-        if isinstance(requires_approval, bool):
-            self._rule = ApprovalRule((), tuple(no_approval), requires_approval)
-        else:
-            self._rule = ApprovalRule(tuple(requires_approval), tuple(no_approval))
-        self._reverts: dict[str, RevertMapping | RevertFn] = {}
-        for key, spec in (reverts or {}).items():
-            if isinstance(spec, RevertMapping) or callable(spec):
-                self._reverts[key] = spec
-            else:
-                self._reverts.update(parse_reverts({"reverts": {key: spec}}, where))
+        self._rule = ApprovalRule.from_arguments(requires_approval, no_approval)
+        self._reverts = reverts_from_arguments(reverts, where)
         self._target = _Target(
             command=command, args=list(args), env=dict(env) if env is not None else None,
             cwd=str(cwd) if cwd is not None else None, url=url, headers=dict(headers or {}), server=server,

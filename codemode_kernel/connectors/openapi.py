@@ -34,6 +34,7 @@ from codemode_kernel.connectors.policy import (
     get_str_map,
     jsonable,
     parse_reverts,
+    reverts_from_arguments,
     table_name,
 )
 from codemode_kernel.errors import ConfigurationError, ConnectorError
@@ -132,16 +133,8 @@ class OpenApiConnector(Connector):
         self.exclude = tuple(exclude)
         self.idempotency_header = ("Idempotency-Key" if idempotency_header is True
                                    else idempotency_header or None)
-        if isinstance(requires_approval, bool):
-            self._rule = ApprovalRule((), tuple(no_approval), requires_approval)
-        else:
-            self._rule = ApprovalRule(tuple(requires_approval), tuple(no_approval))
-        self._reverts: dict[str, RevertMapping | RevertFn] = {}
-        for key, spec in (reverts or {}).items():
-            if isinstance(spec, RevertMapping) or callable(spec):
-                self._reverts[key] = spec
-            else:
-                self._reverts.update(parse_reverts({"reverts": {key: spec}}, where))
+        self._rule = ApprovalRule.from_arguments(requires_approval, no_approval)
+        self._reverts = reverts_from_arguments(reverts, where)
         self._source = document
         self._base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
         self._injected_client = client

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from codemode_kernel.connectors.base import RevertFn
 from codemode_kernel.errors import ConfigurationError, ConnectorError
 
 _WILDCARDS = re.compile(r"[*?\[]")
@@ -141,6 +142,13 @@ class ApprovalRule:
             raise ConfigurationError(f"{where}: {sorted(both)} is listed in both requires_approval and no_approval.")
         return cls(tuple(always), tuple(never), default_all)
 
+    @classmethod
+    def from_arguments(cls, requires_approval: bool | Collection[str], no_approval: Collection[str]) -> ApprovalRule:
+        """The rule given to a connector's constructor (``True``/``False`` for all, or names/patterns)."""
+        if isinstance(requires_approval, bool):
+            return cls((), tuple(no_approval), requires_approval)
+        return cls(tuple(requires_approval), tuple(no_approval))
+
     def decide(self, names: Sequence[str], default: bool) -> bool:
         """Approval for a method known by ``names`` (its original and sanitized names)."""
         if any(_matches(p, names) for p in self.always):
@@ -196,6 +204,17 @@ def parse_reverts(table: Mapping[str, Any], where: str) -> dict[str, RevertMappi
         for key, value in args.items():
             _check_template(value, f"{where} reverts.{name}.args.{key}")
         out[str(name)] = RevertMapping(spec["method"], dict(args))
+    return out
+
+
+def reverts_from_arguments(reverts: Mapping[str, Any] | None, where: str) -> dict[str, RevertMapping | RevertFn]:
+    """A connector constructor's ``reverts``: mappings, functions, or configuration-style tables."""
+    out: dict[str, RevertMapping | RevertFn] = {}
+    for key, spec in (reverts or {}).items():
+        if isinstance(spec, RevertMapping) or callable(spec):
+            out[key] = spec
+        else:
+            out.update(parse_reverts({"reverts": {key: spec}}, where))
     return out
 
 
