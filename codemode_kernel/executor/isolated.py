@@ -404,7 +404,7 @@ class SubprocessExecutor:
         self._pool = WarmPool(self._start_worker, warm)
         self._lock = threading.Lock()
         self._running: set[_Pass] = set()
-        self._orphans: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()  # conversations, kept until they end
         self._isolation: dict[str, Any] | None = None
         self._warned = False
 
@@ -509,6 +509,8 @@ class SubprocessExecutor:
             self._running.add(run)
         task = loop.create_task(run.converse(run_line))
         task.add_done_callback(lambda _t: self._pool.retire(worker))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
         try:
             await asyncio.shield(run.finished)
         except asyncio.CancelledError:
@@ -517,13 +519,9 @@ class SubprocessExecutor:
         finally:
             with self._lock:
                 self._running.discard(run)
+            # If the host is still answering a request, that answer finishes on its own (the
+            # runtime must not be cancelled mid-write); nothing reaches the killed worker.
             worker.kill()
-            if not task.done():
-                # Stopped while the host was answering a request: let that answer finish on
-                # its own (the runtime must not be cancelled mid-write); nothing reaches the
-                # killed worker any more.
-                self._orphans.add(task)
-                task.add_done_callback(self._orphans.discard)
         return run.outcome(), not run.started and run.reason is None and run.done is None
 
     def interrupt(self) -> bool:
@@ -537,6 +535,8 @@ class SubprocessExecutor:
     async def aclose(self) -> None:
         """Stop running passes and the warm workers. The executor stays usable (it restarts lazily)."""
         self.interrupt()
-        await asyncio.get_running_loop().run_in_executor(None, self._pool.close)
-        if self._orphans:
-            await asyncio.wait(list(self._orphans), timeout=5)
+        loop = asyncio.get_running_loop()
+        mine = [t for t in self._tasks if t.get_loop() is loop]
+        if mine:  # killed workers end their conversations at once (unless the host still answers)
+            await asyncio.wait(mine, timeout=5)
+        await loop.run_in_executor(None, self._pool.close)

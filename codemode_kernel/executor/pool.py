@@ -169,7 +169,9 @@ class WarmPool:
         worker.close()
         with self._cond:
             self._dead.append(worker)
-            self._wake()
+            # Only wake a running pool thread: a retire that comes after close() must not
+            # start a new one (close() reaps whatever is left).
+            self._cond.notify_all()
 
     def take_unready(self) -> list[WorkerProcess]:
         """Take out the idle workers that have not been seen ready (to wait for them elsewhere)."""
@@ -221,8 +223,7 @@ class WarmPool:
 
     def _wake(self) -> None:
         # Called with the lock held.
-        if self._thread is None or not self._thread.is_alive():
-            self._closing = False
+        if not self._closing and (self._thread is None or not self._thread.is_alive()):
             self._thread = threading.Thread(target=self._run, name="codemode-worker-pool", daemon=True)
             self._thread.start()
         self._cond.notify_all()
@@ -260,7 +261,10 @@ class WarmPool:
             finally:
                 with self._cond:
                     self._starting -= 1
-                    if worker is not None:
+                    if worker is not None and self._closing:
+                        self._dead.append(worker)  # started while closing: close() reaps it
+                        worker.close()
+                    elif worker is not None:
                         self._idle.append(worker)
                     elif not self._closing:
                         self._cond.wait(min(30.0, 0.5 * failures))  # back off, do not spin
@@ -274,6 +278,8 @@ class WarmPool:
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=10)
         _kill_all(self._idle, self._dead)
+        with self._cond:
+            self._closing = False  # usable again: the next take() starts a new pool thread
 
 
 def _kill_all(idle: deque[WorkerProcess], dead: list[WorkerProcess]) -> None:

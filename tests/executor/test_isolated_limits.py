@@ -204,12 +204,15 @@ async def test_interrupt_from_another_thread(make_executor: Callable[..., Subpro
     """interrupt() (thread-safe, as a signal handler would call it) ends the pass as Interrupted."""
     ex = make_executor()
     results: list[bool] = []
+    timers: list[threading.Timer] = []
 
     def answer(message: dict[str, Any]) -> dict[str, Any]:
-        threading.Timer(0.2, lambda: results.append(ex.interrupt())).start()
+        timers.append(threading.Timer(0.2, lambda: results.append(ex.interrupt())))
+        timers[0].start()
         return {"value": None}
 
     out = await ex.execute(SPIN, SHOP, host=RecordingHost(answer))
+    timers[0].join()
     assert out.error is not None and out.error.type == "Interrupted"
     assert "interrupted" in out.error.message
     assert results == [True]
