@@ -196,3 +196,27 @@ async def test_warm_up_and_a_pass_at_the_same_time(executor: SubprocessExecutor)
     assert report is not None and "pid" in report
     again = await executor.execute("'next'", {}, host=RecordingHost())
     assert again.result == "next"
+
+
+async def test_aclose_stops_every_worker_promptly() -> None:
+    """After aclose (even right after an interrupted pass) no worker process of ours is left, within seconds."""
+    import asyncio
+    import time
+
+    from tests.executor.isolated_support import worker_children
+
+    ex = SubprocessExecutor(warm=2)
+    await ex.warm_up()
+    assert len(worker_children()) >= 2
+    loop = asyncio.get_running_loop()
+    loop.call_later(0.3, ex.interrupt)
+    out = await ex.execute("while True:\n    pass", {}, host=RecordingHost())
+    assert out.error is not None and out.error.type == "Interrupted"
+    start = time.monotonic()
+    await ex.aclose()
+    assert time.monotonic() - start < 3
+    assert worker_children() == []
+    again = await ex.execute("'usable after aclose'", {}, host=RecordingHost())
+    assert again.result == "usable after aclose"
+    await ex.aclose()
+    assert worker_children() == []
