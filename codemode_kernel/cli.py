@@ -13,6 +13,7 @@
     codemode save-snippet NAME ID     save a completed execution as a snippet
     codemode expire [--hours H]       reject stale paused executions, fail stale running ones
     codemode demo                     a guided terminal demo of approvals, replay and rollback
+    codemode mcp                      serve the runtime over MCP (stdio) as one tool named `codemode`
 
 Connectors come from ``codemode.toml`` (or ``[tool.codemode]`` in ``pyproject.toml``) found from
 ``--dir`` (default: the working directory), exactly as the kernel finds them; ``--store`` or
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     save.add_argument("--description", default="")
     sub.add_parser("expire", help="expire stale executions").add_argument("--hours", type=float, default=24.0)
     sub.add_parser("demo", help="guided terminal demo (approvals, replay, rollback)")
+    sub.add_parser("mcp", help="serve the runtime over MCP on stdio (one tool: codemode)")
     return parser
 
 
@@ -168,6 +170,11 @@ async def _command(args: argparse.Namespace, console: Console, ask: Callable[[st
     rt, problems = runtime_from_config(folder, args.store)
     for p in problems:
         sys.stderr.write(f"configuration: {p}\n")
+    if args.command == "mcp":
+        from codemode_kernel.serve import serve_stdio
+
+        await serve_stdio(rt)
+        return 0
     async with rt:
         cmd = args.command
         if cmd == "run":

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,3 +85,47 @@ def test_console_script_is_installed() -> None:
     exe = Path(sys.executable).with_name("codemode")
     out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, check=True)
     assert "codemode run script.py" in out.stdout
+
+
+@pytest.mark.anyio
+async def test_mcp_server_in_process() -> None:
+    """The runtime served over MCP: one `codemode` tool whose results are the output dicts."""
+    from mcp import Client
+
+    from codemode_kernel import CodemodeRuntime, InProcessExecutor
+    from codemode_kernel.serve import build_mcp_server
+    from tests.support import Shop
+
+    shop = Shop()
+    async with CodemodeRuntime([shop], store="sqlite://", executor=InProcessExecutor()) as rt:
+        async with Client(build_mcp_server(rt)) as client:
+            tools = (await client.list_tools()).tools
+            assert [t.name for t in tools] == ["codemode"]
+            assert "shop" in (tools[0].description or "")
+            done = await client.call_tool("codemode", {"code": "[i['title'] for i in shop.list_items()]"})
+            assert done.structured_content is not None
+            assert done.structured_content["status"] == "completed"
+            assert done.structured_content["result"] == ["first"]
+            paused = await client.call_tool("codemode", {"code": "shop.create_item(title='x')"})
+            assert paused.structured_content is not None and paused.structured_content["status"] == "paused"
+        assert shop.calls["create_item"] == 0
+        out = await rt.approve(paused.structured_content["execution_id"])
+        assert out["status"] == "completed" and shop.calls["create_item"] == 1
+
+
+def test_mcp_command_serves_over_stdio(tmp_path: Path) -> None:
+    """`codemode mcp` speaks MCP on stdio with the directory's configured connectors."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    (tmp_path / "cli_tasks.py").write_text(CONNECTOR_MODULE)
+    (tmp_path / "codemode.toml").write_text('[connectors.tasks]\npython = "cli_tasks:tasks"\n')
+    exe = str(Path(sys.executable).with_name("codemode"))
+
+    async def talk() -> Any:
+        params = StdioServerParameters(command=exe, args=["--dir", str(tmp_path), "mcp"], cwd=str(tmp_path))
+        async with Client(params) as client:
+            return (await client.call_tool("codemode", {"code": "tasks.list_tasks()"})).structured_content
+
+    out = anyio.run(talk)
+    assert out["status"] == "completed" and out["result"] == []
