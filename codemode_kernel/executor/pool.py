@@ -34,10 +34,12 @@ from codemode_kernel.executor.worker import dumps_line
 
 log = logging.getLogger(__name__)
 
-#: Seconds between handing out a warm worker and starting its replacement. Starting an
-#: interpreter costs ~50 ms of CPU; on a small machine it would slow the pass that just
-#: began, and a short pass is over by then. Longer passes overlap with the start anyway.
-REFILL_DELAY = 0.03
+#: A warm worker's replacement starts when its pass ends, or this many seconds after it
+#: was handed out if the pass is still running. Starting an interpreter costs ~50 ms of
+#: CPU; measured here (2 vCPUs), starting it during a pass slowed a compute loop in that
+#: pass from ~85 to ~140 ms, even at low priority. Passes rarely follow each other closer
+#: than a worker starts, so the replacement is ready anyway.
+REFILL_DELAY = 1.0
 
 _BOOT = "import sys; sys.path[:0] = sys.argv[1:]; from codemode_kernel.executor.worker import main; main()"
 
@@ -169,6 +171,7 @@ class WarmPool:
         worker.close()
         with self._cond:
             self._dead.append(worker)
+            self._due = min(self._due, time.monotonic())  # the pass is over: refill now
             # Only wake a running pool thread: a retire that comes after close() must not
             # start a new one (close() reaps whatever is left).
             self._cond.notify_all()
