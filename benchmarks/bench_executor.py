@@ -133,6 +133,18 @@ async def bench_pass_latency(passes: int) -> None:
         print(f"  (in-process twin, for reference: median {ms(statistics.median(inproc))})")
         await rt_in.aclose()
 
+    bare = SubprocessExecutor()
+    await bare.warm_up()
+    alone = []
+    for _ in range(min(passes, 100)):
+        await asyncio.sleep(0.12)
+        t = time.perf_counter()
+        out = await bare.execute("1 + 1", {}, host=noop_host)
+        alone.append(time.perf_counter() - t)
+        assert out.result == 2
+    print(f"  executor alone (no runtime, no journal): median {ms(statistics.median(alone))}")
+    await bare.aclose()
+
 
 async def bench_calls(calls: int) -> None:
     print(f"\nConnector call round trip over the pipe ({calls} calls in one pass)")
