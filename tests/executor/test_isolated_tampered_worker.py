@@ -216,7 +216,3 @@ async def test_a_worker_that_dies_before_ready_is_replaced_once(tmp_path: Path) 
         await ex.aclose()
     assert out.error is not None and out.error.type == "WorkerCrashed"
     assert "exit code 3" in out.error.message and "before it was ready" in out.error.message
-
-
-def _ids(d: dict[str, Any]) -> list[str]:
-    return list(d)
