@@ -10,7 +10,6 @@ import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
