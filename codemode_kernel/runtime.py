@@ -254,7 +254,8 @@ class CodemodeRuntime:
         self._active.add(execution_id)
         try:
             result = await self.executor.execute(row.code, catalog.namespaces(), host=handler,
-                                                 inputs=row.inputs, on_output=on_output)
+                                                 inputs=row.inputs, on_output=on_output,
+                                                 capture_variables=bool(row.options.get("capture_variables")))
         finally:
             self._active.discard(execution_id)
         logs = list(result.logs)

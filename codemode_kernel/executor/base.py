@@ -74,11 +74,14 @@ class Executor(Protocol):
         host: HostHandler,
         inputs: Mapping[str, Any] | None = None,
         on_output: OutputCallback | None = None,
+        capture_variables: bool = False,
     ) -> ExecuteResult:
         """Run ``code`` with one global per namespace (connector name → method names).
 
         ``inputs`` are codec-encoded globals to predefine (names carried over from earlier
-        cells). ``on_output`` receives printed text while the pass runs.
+        cells). ``on_output`` receives printed text while the pass runs. With
+        ``capture_variables`` the result carries the pass's serializable top-level names
+        (encoding them costs time, so only callers that carry names over ask for them).
         """
         ...
 

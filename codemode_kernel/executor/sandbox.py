@@ -669,6 +669,7 @@ def run_pass(
     max_calls: int = 10_000,
     max_result_chars: int = 10_000_000,
     out_of_memory_hint: str = "",
+    capture_variables: bool = True,
 ) -> dict[str, Any]:
     """Run one pass and return the ``done`` message: result, error, logs, variables.
 
@@ -713,7 +714,7 @@ def run_pass(
             done["error"] = {"type": "CodecError", "message": str(exc).replace("Cannot pass", "Cannot return"),
                              "lineno": None, "traceback": ""}
     done["logs"] = "".join(session.output).splitlines()
-    done["variables"] = _collect_variables(g, reserved) if "error" not in done else {}
+    done["variables"] = _collect_variables(g, reserved) if capture_variables and "error" not in done else {}
     return done
 
 

@@ -28,12 +28,15 @@ async def executor() -> AsyncIterator[SubprocessExecutor]:
 
 
 async def test_a_pass_returns_result_logs_and_variables(executor: SubprocessExecutor) -> None:
-    """The last expression is the result; print output becomes logs; assigned names become variables."""
-    out = await executor.execute("x = 20\nprint('hello', x)\nx + 22", {}, host=RecordingHost())
+    """The last expression is the result; print output becomes logs; assigned names become variables on request."""
+    out = await executor.execute("x = 20\nprint('hello', x)\nx + 22", {}, host=RecordingHost(),
+                                 capture_variables=True)
     assert out.error is None
     assert out.result == 42
     assert out.logs == ["hello 20"]
     assert out.variables == {"x": 20}
+    plain = await executor.execute("x = 20\nx", {}, host=RecordingHost())
+    assert plain.result == 20 and plain.variables == {}
 
 
 async def test_print_reaches_the_host_while_the_pass_runs(executor: SubprocessExecutor) -> None:
