@@ -20,7 +20,7 @@ import asyncio
 import inspect
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
@@ -52,7 +52,10 @@ class PassState:
     paused_seq: int | None = None
     failure: PassFailure | None = None
     pending_step: tuple[int, str] | None = None
-    snippet_errors: list[str] = field(default_factory=list)
+    # How many journal entries the sandbox may replay by itself (the plan's length), and how many
+    # it said it did (known from its first call or step; it must not change afterwards).
+    local_plan: int = 0
+    locally_replayed: int | None = None
 
     @property
     def ended(self) -> bool:
@@ -118,6 +121,37 @@ def _explain(e: ValidationError) -> str:
     return f"{where}: {e.message}"
 
 
+LOCAL_REPLAY_BUDGET = 8_000_000  # characters of recorded results shipped to the sandbox per pass
+
+
+def local_replay_plan(journal: Mapping[int, EntryRow], budget: int = LOCAL_REPLAY_BUDGET) -> list[dict[str, Any]]:
+    """The journal's replayable prefix for the sandbox: seq 0, 1, … while each entry is a
+    recorded result (or error) that a later pass returns without calling the connector.
+
+    It stops at the first entry that must reach the host (pending, re-executed, unknown
+    outcome) and when the results would exceed ``budget`` characters.
+    """
+    plan: list[dict[str, Any]] = []
+    size = 0
+    seq = 0
+    while (entry := journal.get(seq)) is not None and not entry.ephemeral:
+        item: dict[str, Any] = {"c": entry.connector, "m": entry.method, "a": entry.args}
+        if entry.state == "applied":
+            text = entry.result if entry.result is not None else "null"
+            item["v"] = json.loads(text)
+        elif entry.state == "error" and entry.connector != STEP_CONNECTOR:
+            text = entry.error or ""
+            item["r"] = _parse_error(entry.error)
+        else:
+            break
+        size += len(text) + len(entry.args)
+        if size > budget:
+            break
+        plan.append(item)
+        seq += 1
+    return plan
+
+
 class PassHandler:
     """Answers the sandbox's JSON requests for one pass."""
 
@@ -149,6 +183,8 @@ class PassHandler:
         if state.ended:
             return {"abort": state.end_message()}
         op = message.get("op")
+        if op in ("call", "step") and not self._sync_local_replay(message.get("replayed", 0)):
+            return self.fail("ProtocolError", "the sandbox reported an impossible replay position")
         try:
             if op == "call":
                 return await self._call(str(message.get("connector")), str(message.get("method")),
@@ -173,6 +209,19 @@ class PassHandler:
         except ReplayDivergence as exc:
             return self.fail("ReplayDivergence", str(exc))
         return self.fail("ProtocolError", f"unknown request {op!r} from the sandbox")
+
+    def _sync_local_replay(self, replayed: Any) -> bool:
+        """Move past the entries the sandbox replayed itself (a prefix of the journal)."""
+        state = self.state
+        if type(replayed) is not int:
+            return False
+        if state.locally_replayed is None:
+            if not 0 <= replayed <= state.local_plan or state.next_seq != 0:
+                return False
+            state.locally_replayed = replayed
+            state.next_seq = replayed
+            return True
+        return replayed == state.locally_replayed
 
     # -- outcomes ---------------------------------------------------------------------
 

@@ -49,7 +49,7 @@ from codemode_kernel.models import (
     Snippet,
     ToolLogEntry,
 )
-from codemode_kernel.passes import ArgumentValidator, PassHandler, PassState, _invoke
+from codemode_kernel.passes import ArgumentValidator, PassHandler, PassState, _invoke, local_replay_plan
 
 log = logging.getLogger(__name__)
 
@@ -244,7 +244,8 @@ class CodemodeRuntime:
         self.store.begin_pass(conn, self.name, execution_id, pass_number)
         # The journal is read once per pass (a new execution has none).
         journal = {e.seq: e for e in self.store.entries(conn, self.name, execution_id)} if row.passes else {}
-        state = PassState(execution_id, pass_number, journal, approved_seq=approved_seq)
+        plan = local_replay_plan(journal)
+        state = PassState(execution_id, pass_number, journal, approved_seq=approved_seq, local_plan=len(plan))
         handler = PassHandler(
             store=self.store, conn=conn, runtime_name=self.name, catalog=catalog, state=state,
             validator=self._validator, search=lambda q: self._search(catalog, conn, q).to_dict(),
@@ -255,7 +256,8 @@ class CodemodeRuntime:
         try:
             result = await self.executor.execute(row.code, catalog.namespaces(), host=handler,
                                                  inputs=row.inputs, on_output=on_output,
-                                                 capture_variables=bool(row.options.get("capture_variables")))
+                                                 capture_variables=bool(row.options.get("capture_variables")),
+                                                 replay=plan)
         finally:
             self._active.discard(execution_id)
         logs = list(result.logs)

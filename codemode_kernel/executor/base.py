@@ -75,6 +75,7 @@ class Executor(Protocol):
         inputs: Mapping[str, Any] | None = None,
         on_output: OutputCallback | None = None,
         capture_variables: bool = False,
+        replay: Sequence[Mapping[str, Any]] = (),
     ) -> ExecuteResult:
         """Run ``code`` with one global per namespace (connector name → method names).
 
@@ -82,6 +83,8 @@ class Executor(Protocol):
         cells). ``on_output`` receives printed text while the pass runs. With
         ``capture_variables`` the result carries the pass's serializable top-level names
         (encoding them costs time, so only callers that carry names over ask for them).
+        ``replay`` is the journal's replayable prefix (``passes.local_replay_plan``): the
+        sandbox answers those calls itself and tells the host how many it did.
         """
         ...
 

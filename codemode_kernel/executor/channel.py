@@ -165,14 +165,24 @@ def _error(value: Any) -> dict[str, str]:
 
 
 _FIELDS: dict[str, frozenset[str]] = {
-    "call": frozenset({"op", "connector", "method", "args"}),
-    "step": frozenset({"op", "name"}),
-    "step_done": frozenset({"op", "name", "value", "raise"}),
-    "search": frozenset({"op", "query"}),
-    "describe": frozenset({"op", "target"}),
-    "snippet": frozenset({"op", "name", "input"}),
-    "fail": frozenset({"op", "type", "message"}),
+    op: fields | {"replayed"}  # every request says how many journal entries the worker replayed itself
+    for op, fields in {
+        "call": frozenset({"op", "connector", "method", "args"}),
+        "step": frozenset({"op", "name"}),
+        "step_done": frozenset({"op", "name", "value", "raise"}),
+        "search": frozenset({"op", "query"}),
+        "describe": frozenset({"op", "target"}),
+        "snippet": frozenset({"op", "name", "input"}),
+        "fail": frozenset({"op", "type", "message"}),
+    }.items()
 }
+
+
+def _replayed(message: Mapping[str, Any]) -> int:
+    value = message.get("replayed", 0)
+    if type(value) is not int or value < 0:
+        raise WorkerProtocolError("'replayed' must be a non-negative integer")
+    return value
 
 
 def check_request(message: Mapping[str, Any], namespaces: Mapping[str, frozenset[str]]) -> dict[str, Any]:
@@ -191,9 +201,9 @@ def check_request(message: Mapping[str, Any], namespaces: Mapping[str, frozenset
         args = message.get("args")
         if not isinstance(args, dict):
             raise WorkerProtocolError("call arguments must be an object")
-        return {"op": op, "connector": connector, "method": method, "args": args}
+        return {"op": op, "connector": connector, "method": method, "args": args, "replayed": _replayed(message)}
     if op == "step":
-        return {"op": op, "name": _text(message, "name", MAX_TEXT)}
+        return {"op": op, "name": _text(message, "name", MAX_TEXT), "replayed": _replayed(message)}
     if op == "step_done":
         out: dict[str, Any] = {"op": op, "name": _text(message, "name", MAX_TEXT)}
         if "raise" in message:

@@ -66,6 +66,7 @@ class InProcessExecutor:
         inputs: Mapping[str, Any] | None = None,
         on_output: OutputCallback | None = None,
         capture_variables: bool = False,
+        replay: Sequence[Mapping[str, Any]] = (),
     ) -> ExecuteResult:
         loop = asyncio.get_running_loop()
         channel = _ThreadChannel(loop, host, on_output)
@@ -76,7 +77,8 @@ class InProcessExecutor:
             try:
                 outcome = run_pass(code, namespaces, dict(inputs or {}), channel,
                                    max_output_chars=limits.max_output_chars, max_calls=limits.max_calls,
-                                   max_result_chars=limits.max_result_chars, capture_variables=capture_variables)
+                                   max_result_chars=limits.max_result_chars, capture_variables=capture_variables,
+                                   replay=replay)
             except BaseException as exc:
                 outcome = {"error": {"type": "WorkerCrashed", "message": f"{type(exc).__name__}: {exc}"}}
             def settle() -> None:

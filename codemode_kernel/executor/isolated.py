@@ -480,12 +480,14 @@ class SubprocessExecutor:
         inputs: Mapping[str, Any] | None = None,
         on_output: OutputCallback | None = None,
         capture_variables: bool = False,
+        replay: Sequence[Mapping[str, Any]] = (),
     ) -> ExecuteResult:
         """Run one pass in a fresh worker; every failure comes back as ``ExecuteResult.error``."""
         names = {str(k): frozenset(str(m) for m in v) for k, v in namespaces.items()}
         try:
             run_line = dumps_line({"op": "run", "code": code, "namespaces": {k: sorted(v) for k, v in names.items()},
-                                   "inputs": dict(inputs or {}), "capture_variables": capture_variables})
+                                   "inputs": dict(inputs or {}), "capture_variables": capture_variables,
+                                   "replay": list(replay)})
         except (TypeError, ValueError) as exc:
             return ExecuteResult(error=SandboxError("CodecError", f"the pass inputs are not JSON data: {exc}"))
         result = ExecuteResult()

@@ -6,7 +6,7 @@ session, never a fork of the host) and talks to it in strict JSON lines::
 
     host -> worker   {"op": "config", "parent_pid", "empty_root", "limits": {...}}
     worker -> host   {"op": "ready", "pid", "isolation": {...}}      (after confinement)
-    host -> worker   {"op": "run", "code", "namespaces", "inputs", "capture_variables"}
+    host -> worker   {"op": "run", "code", "namespaces", "inputs", "capture_variables", "replay"}
     worker -> host   requests of executor/base.py, each answered by one host line
                      {"op": "output", "text"}                         (notifications)
                      {"op": "done", "result"?, "error"?, "variables"}  (then the worker exits)
@@ -444,7 +444,8 @@ def serve(config: Mapping[str, Any], reader: IO[bytes], writer: IO[bytes],
         done = run_pass(message["code"], message["namespaces"], message.get("inputs") or {}, channel,
                         max_output_chars=int(limits["max_output_chars"]), max_calls=int(limits["max_calls"]),
                         max_result_chars=int(limits["max_result_chars"]), out_of_memory_hint=hint,
-                        capture_variables=bool(message.get("capture_variables", True)))
+                        capture_variables=bool(message.get("capture_variables", True)),
+                        replay=message.get("replay") or ())
         done.pop("logs", None)  # the host keeps the streamed output itself
         done["variables"] = _trim_variables(done.get("variables") or {}, int(limits["max_result_chars"]))
         data = dumps_line(done)

@@ -56,14 +56,14 @@ async def test_print_reaches_the_host_while_the_pass_runs(executor: SubprocessEx
 
 
 async def test_a_connector_call_crosses_as_checked_json(executor: SubprocessExecutor) -> None:
-    """The host gets exactly op, connector, method and codec-encoded args; the code gets the decoded value."""
+    """The host gets exactly op, connector, method, codec-encoded args and the local replay count."""
     host = RecordingHost(lambda m: {"value": {"$codemode": "bytes", "v": "aGk="}})
     out = await executor.execute("v = shop.get(item_id=1, pair=(1, 2))\n[type(v) is bytes, v.decode()]", SHOP,
                                  host=host)
     assert out.error is None
     assert out.result == [True, "hi"]
     assert host.requests == [{"op": "call", "connector": "shop", "method": "get",
-                              "args": {"item_id": 1, "pair": {"$codemode": "tuple", "v": [1, 2]}}}]
+                              "args": {"item_id": 1, "pair": {"$codemode": "tuple", "v": [1, 2]}}, "replayed": 0}]
 
 
 async def test_a_raised_reply_is_an_error_the_code_can_catch(executor: SubprocessExecutor) -> None:

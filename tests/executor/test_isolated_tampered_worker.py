@@ -98,7 +98,7 @@ async def test_requests_are_rebuilt_from_allowed_fields(tampered: Factory) -> No
     out = await ex.execute("shop.get()", SHOP, host=host)
     assert out.result == "answered"
     assert host.requests == [{"op": "call", "connector": "shop", "method": "get",
-                              "args": {"nested": {"k": [1, None, True]}}}]
+                              "args": {"nested": {"k": [1, None, True]}}, "replayed": 0}]
 
 
 async def test_the_host_refuses_everything_after_an_abort(tampered: Factory) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from codemode_kernel import CodemodeRuntime, Connector, Tool, tool
@@ -124,3 +126,81 @@ async def test_values_round_trip_exactly_through_replay(make_runtime: RuntimeFac
     assert out["status"] == "completed", out
     assert out["result"][0] is True
     assert values.seen == [out["result"][1]]
+
+
+class RecordingExecutor:
+    """Wraps an executor and records every request its sandbox sends to the host."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.requests: list[dict[str, Any]] = []
+
+    async def execute(self, code: str, namespaces: Any, *, host: Any, **options: Any) -> Any:
+        async def recording(message: dict[str, Any]) -> dict[str, Any]:
+            self.requests.append(dict(message))
+            reply: dict[str, Any] = await host(message)
+            return reply
+
+        return await self.inner.execute(code, namespaces, host=recording, **options)
+
+    def interrupt(self) -> bool:
+        return bool(self.inner.interrupt())
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_recorded_prefix_is_replayed_inside_the_sandbox(make_runtime: RuntimeFactory, executor_kind: str) -> None:
+    """On the approval pass only the approved call reaches the host; the reads before it replay in the sandbox."""
+    from tests.conftest import make_executor
+
+    shop = Shop()
+    recorder = RecordingExecutor(make_executor(executor_kind))
+    rt = make_runtime([shop], executor=recorder)
+    code = ("n = len(shop.list_items())\nt = codemode.step('t', lambda: 'x')\nitem = shop.get_item(item_id=1)\n"
+            "shop.create_item(title=item['title'] + t)['id']")
+    paused = await rt.execute(code)
+    first_pass = len(recorder.requests)
+    out = await rt.approve(paused["execution_id"])
+    assert out["result"] == 2 and shop.calls == {"list_items": 1, "get_item": 1, "create_item": 1}
+    second = recorder.requests[first_pass:]
+    assert [(r["op"], r.get("method"), r["replayed"]) for r in second] == [("call", "create_item", 3)]
+
+
+async def test_an_impossible_replay_position_fails_the_pass(make_runtime: RuntimeFactory) -> None:
+    """A sandbox that claims to have replayed more than the journal allows is stopped by the host."""
+    from codemode_kernel.passes import PassHandler, PassState
+
+    rt = make_runtime([Shop()])
+    catalog = await rt.catalog()
+    with rt.store.session() as conn:
+        def handler(state: PassState) -> PassHandler:
+            return PassHandler(store=rt.store, conn=conn, runtime_name=rt.name, catalog=catalog, state=state,
+                               validator=rt._validator, search=str, describe=str, snippet=lambda n, i: {})
+
+        too_far = handler(PassState("x", 2, {}, local_plan=1))
+        reply = await too_far({"op": "call", "connector": "shop", "method": "list_items", "args": {}, "replayed": 2})
+        assert "abort" in reply and "ProtocolError" in reply["abort"]
+        moving = handler(PassState("y", 1, {}, local_plan=0))
+        assert "value" in await moving({"op": "call", "connector": "shop", "method": "list_items", "args": {},
+                                        "replayed": 0})
+        reply = await moving({"op": "call", "connector": "shop", "method": "list_items", "args": {}, "replayed": 1})
+        assert "abort" in reply
+
+
+def test_local_replay_plan_stops_where_the_host_must_decide() -> None:
+    """The plan is the contiguous recorded prefix: it stops at pending, re-executed and over-budget entries."""
+    from codemode_kernel.journal import EntryRow
+    from codemode_kernel.passes import local_replay_plan
+
+    def entry(seq: int, state: str, result: str | None = "1", ephemeral: bool = False) -> EntryRow:
+        return EntryRow(seq, "shop", "m", "{}", result, False, ephemeral, state, "KeyError: x", 1, 0, 0)
+
+    journal = {0: entry(0, "applied"), 1: entry(1, "error", None), 2: entry(2, "pending", None),
+               3: entry(3, "applied")}
+    plan = local_replay_plan(journal)
+    assert plan == [{"c": "shop", "m": "m", "a": "{}", "v": 1},
+                    {"c": "shop", "m": "m", "a": "{}", "r": {"type": "KeyError", "message": "x"}}]
+    assert local_replay_plan({0: entry(0, "applied", ephemeral=True)}) == []
+    assert len(local_replay_plan({0: entry(0, "applied", '"' + "x" * 50 + '"'), 1: entry(1, "applied")},
+                                 budget=40)) == 0
