@@ -36,7 +36,7 @@ from codemode_kernel.errors import (
     UnknownExecutionError,
 )
 from codemode_kernel.executor.base import Executor, OutputCallback
-from codemode_kernel.executor.sandbox import LANGUAGE_RULES
+from codemode_kernel.executor.language import LANGUAGE_RULES
 from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, SnippetRow, StoreConnection, now_ms
 from codemode_kernel.models import (
     STEP_CONNECTOR,

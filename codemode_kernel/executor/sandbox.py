@@ -1,87 +1,35 @@
-"""The sandbox language: what runs *inside* a pass, in the worker (or the in-process twin).
+"""The sandbox runner: what runs *inside* a pass, in the worker (or the in-process twin).
 
-This module is the one home of RestrictedPython. It compiles the cell (inside the worker:
-the compiler is an attack surface), builds the restricted globals (the guard contract
-lives in the one dict :func:`build_globals` returns), creates the connector proxies and
-the ``codemode`` object, runs the code, and reports the outcome as a JSON-ready dict.
-It talks to the host only through a :class:`Channel` of JSON messages (see ``base.py``).
+It builds each pass's restricted globals from the language (``language.py``: compilation,
+guards, builtins, modules), creates the connector proxies and the ``codemode`` object, runs
+the code, and reports the outcome as a JSON-ready dict. It talks to the host only through a
+:class:`Channel` of JSON messages (see ``base.py``).
 
 It must import nothing from the host side of the package (runtime, store, connectors):
 the worker imports it from a clean interpreter.
-
-Design log (isolation inside the pass):
-- ``compile_restricted`` alone cannot express "the last expression is the result" or a
-  top-level ``return``; we run RestrictedPython's transformer ourselves and then rewrite
-  the *checked* tree (our injected names start with ``_`` so user code cannot name them).
-- Module objects are the real stdlib modules. In the worker they die with the process; in
-  the in-process executor the write guard stops ``json.dumps = ...`` style poisoning.
-- RestrictedPython is defence in depth and good error messages; the process is the
-  boundary (DESIGN §11).
 """
 
 from __future__ import annotations
 
-import ast
-import base64 as _base64
-import collections as _collections
 import contextlib
-import datetime as _datetime
-import functools as _functools
-import hashlib as _hashlib
-import itertools as _itertools
-import json as _json
-import math as _math
-import operator
-import random as _random
-import re as _re
-import statistics as _statistics
-import string as _string
-import time as _time
 import traceback
-import uuid as _uuid
 from collections.abc import Callable, Mapping, Sequence
 from types import CodeType, ModuleType
 from typing import Any, Protocol
 
-from RestrictedPython.Eval import default_guarded_getitem
-from RestrictedPython.Guards import (
-    full_write_guard,
-    guarded_iter_unpack_sequence,
-    guarded_unpack_sequence,
-    safe_builtins,
-    safer_getattr_raise,
-)
-from RestrictedPython.transformer import RestrictingNodeTransformer
-
 from codemode_kernel import codec
-
-CELL_FILENAME = "<cell>"
-STEP_METHOD_CONNECTOR = "codemode.step"  # the journal's connector name for steps (models.STEP_CONNECTOR)
-SANDBOX_MODULE = "codemode_cell"
-
-MODULES: dict[str, ModuleType] = {
-    "base64": _base64,
-    "collections": _collections,
-    "datetime": _datetime,
-    "functools": _functools,
-    "hashlib": _hashlib,
-    "itertools": _itertools,
-    "json": _json,
-    "math": _math,
-    "random": _random,
-    "re": _re,
-    "statistics": _statistics,
-    "string": _string,
-    "time": _time,
-    "uuid": _uuid,
-}
-
-LANGUAGE_RULES = (
-    "Python (RestrictedPython): the value of the last expression is the result (a top-level `return` "
-    "works too); print() output becomes logs. No async/await, match, except*, or names/attributes "
-    "starting with '_'. No open, eval, exec, compile, globals, vars, files, network or processes. "
-    f"Modules available (pre-imported, `import` works): {', '.join(sorted(MODULES))}."
+from codemode_kernel.executor.language import (
+    CELL_FILENAME,
+    MODULES,
+    ArgumentError,
+    CompileFailed,
+    ConnectorError,
+    TopLevelReturn,
+    compile_cell,
+    guard_globals,
 )
+
+STEP_METHOD_CONNECTOR = "codemode.step"  # the journal's connector name for steps (models.STEP_CONNECTOR)
 
 
 class Channel(Protocol):
@@ -98,270 +46,6 @@ class ExecutionAborted(BaseException):
     It derives from ``BaseException`` so ordinary ``except Exception`` does not catch it;
     catching it anyway changes nothing: the host refuses every later request.
     """
-
-
-class ConnectorError(Exception):
-    """A connector call failed on the host. Code may catch it."""
-
-
-class ArgumentError(ConnectorError):
-    """Arguments did not match the method's input schema; the connector was not called."""
-
-
-class CompileFailed(Exception):
-    def __init__(self, errors: Sequence[str], lineno: int | None) -> None:
-        self.errors = list(errors)
-        self.lineno = lineno
-        super().__init__("\n".join(self.errors))
-
-
-class _Return(BaseException):
-    """Carries a top-level ``return value`` out of the module body."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-# ---------------------------------------------------------------------------------------
-# Compilation
-
-
-class _TopLevelRewriter(ast.NodeTransformer):
-    """Turn module-level ``return x`` into ``raise __codemode_return__(x)``; skip defs."""
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        return node
-
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
-        return node
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
-        return node
-
-    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
-        return node
-
-    def visit_Return(self, node: ast.Return) -> ast.AST:
-        value = node.value if node.value is not None else ast.Constant(value=None)
-        new = ast.Raise(
-            exc=ast.Call(func=ast.Name("__codemode_return__", ast.Load()), args=[value], keywords=[]),
-            cause=None,
-        )
-        return ast.copy_location(new, node)
-
-
-_AUG_OPS: dict[str, type[ast.operator]] = {
-    "+=": ast.Add, "-=": ast.Sub, "*=": ast.Mult, "/=": ast.Div, "//=": ast.FloorDiv, "%=": ast.Mod,
-    "**=": ast.Pow, "<<=": ast.LShift, ">>=": ast.RShift, "&=": ast.BitAnd, "|=": ast.BitOr,
-    "^=": ast.BitXor, "@=": ast.MatMult,
-}
-
-
-class _FastGuards(ast.NodeTransformer):
-    """Inline, in the *checked* tree, the guard calls whose policy here is the plain operation.
-
-    ``_inplacevar_`` is exactly ``operator.i<op>`` (see :func:`_inplacevar`), so
-    ``x = _inplacevar_('+=', x, y)`` becomes ``x += y`` again; ``_write_(name)[k] = v``
-    skips the guard call when ``type(name)`` is one :func:`_write_guard` passes unchanged.
-    Same behaviour, but a Python call less per operation: a pure-Python loop ran ~3x slower
-    than plain CPython with the calls (issue 3 asks for at most 3x).
-    """
-
-    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
-        self.generic_visit(node)
-        guard = node.value
-        if (isinstance(node.ctx, ast.Store | ast.Del) and isinstance(guard, ast.Call)
-                and isinstance(guard.func, ast.Name) and guard.func.id == "_write_" and not guard.keywords
-                and len(guard.args) == 1 and isinstance(guard.args[0], ast.Name)):
-            name = guard.args[0].id
-            fast = ast.Compare(
-                left=ast.Call(func=ast.Name("__codemode_type__", ast.Load()), args=[ast.Name(name, ast.Load())],
-                              keywords=[]),
-                ops=[ast.In()], comparators=[ast.Name("__codemode_writable__", ast.Load())])
-            node.value = ast.IfExp(test=fast, body=ast.Name(name, ast.Load()), orelse=guard)
-        return node
-
-    def visit_Assign(self, node: ast.Assign) -> ast.AST:
-        self.generic_visit(node)
-        call = node.value
-        if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(call, ast.Call)
-                and isinstance(call.func, ast.Name) and call.func.id == "_inplacevar_" and len(call.args) == 3
-                and isinstance(call.args[0], ast.Constant) and call.args[0].value in _AUG_OPS
-                and isinstance(call.args[1], ast.Name) and call.args[1].id == node.targets[0].id):
-            target = ast.Name(node.targets[0].id, ast.Store())
-            return ast.copy_location(ast.AugAssign(target=target, op=_AUG_OPS[call.args[0].value](),
-                                                   value=call.args[2]), node)
-        return node
-
-
-_LINE_RE = _re.compile(r"Line (\d+)")
-
-
-def compile_cell(source: str, filename: str = CELL_FILENAME) -> CodeType:
-    """Check and compile cell source; raise :class:`CompileFailed` with every problem."""
-    try:
-        tree = ast.parse(source, filename, "exec")
-    except SyntaxError as exc:
-        text = (exc.text or "").strip()
-        detail = f": {text}" if text else ""
-        raise CompileFailed([f"Line {exc.lineno}: SyntaxError: {exc.msg}{detail}"], exc.lineno) from None
-    except (RecursionError, MemoryError, ValueError) as exc:
-        raise CompileFailed([f"The code is too deeply nested or too large to compile ({type(exc).__name__})."],
-                            None) from None
-    errors: list[str] = []
-    warnings: list[str] = []
-    try:
-        RestrictingNodeTransformer(errors, warnings, {}).visit(tree)
-    except RecursionError:
-        raise CompileFailed(["The code is too deeply nested to compile (RecursionError)."], None) from None
-    if errors:
-        lines = [int(m.group(1)) for e in errors if (m := _LINE_RE.search(e))]
-        raise CompileFailed([_explain_compile_error(e) for e in errors], lines[0] if lines else None)
-    tree = _TopLevelRewriter().visit(tree)
-    tree = _FastGuards().visit(tree)
-    body = tree.body
-    if body and isinstance(body[-1], ast.Expr):
-        last = body[-1]
-        assign = ast.Assign(targets=[ast.Name("__codemode_result__", ast.Store())], value=last.value)
-        body[-1] = ast.copy_location(assign, last)
-    ast.fix_missing_locations(tree)
-    try:
-        return compile(tree, filename, "exec")
-    except SyntaxError as exc:
-        raise CompileFailed([f"Line {exc.lineno}: SyntaxError: {exc.msg}"], exc.lineno) from None
-    except (RecursionError, MemoryError) as exc:
-        raise CompileFailed([f"The code is too deeply nested to compile ({type(exc).__name__})."], None) from None
-
-
-def _explain_compile_error(message: str) -> str:
-    low = message.lower()
-    if "async" in low or "await" in low:
-        return message + " (the sandbox runs synchronous code: call connector methods directly, without await)"
-    if "starts with \"_\"" in message or "starts with '_'" in message or "invalid variable name" in low:
-        return message + " (names and attributes starting with '_' are not allowed in Code Mode)"
-    return message
-
-
-# ---------------------------------------------------------------------------------------
-# Guards and builtins
-
-
-def _inplacevar(op: str, x: Any, y: Any) -> Any:
-    fn = _INPLACE.get(op)
-    if fn is None:
-        raise SyntaxError(f"augmented assignment {op!r} is not supported")
-    return fn(x, y)
-
-
-_INPLACE: dict[str, Callable[[Any, Any], Any]] = {
-    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
-    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "<<=": operator.ilshift,
-    ">>=": operator.irshift, "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor,
-    "@=": operator.imatmul,
-}
-
-
-def _apply(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    return fn(*args, **kwargs)
-
-
-_WRITABLE = frozenset({dict, list, set, bytearray})
-
-
-def _write_guard(ob: Any) -> Any:
-    # Containers and instances of classes defined in the cell are writable; everything else
-    # (modules, proxies, builtins) goes through RestrictedPython's refusing wrapper.
-    t = type(ob)
-    if t in _WRITABLE or getattr(t, "__module__", None) == SANDBOX_MODULE:
-        return ob
-    return full_write_guard(ob)
-
-
-def _module_allowed(module: ModuleType) -> bool:
-    """An allow-listed module or one of its public submodules (``collections.abc``)."""
-    parts = str(getattr(module, "__name__", "")).split(".")
-    return parts[0] in MODULES and not any(p.startswith("_") for p in parts)
-
-
-def _refuse_module(owner: Any, name: str) -> AttributeError:
-    where = owner.__name__ if isinstance(owner, ModuleType) else type(owner).__name__
-    return AttributeError(f"{where}.{name} is a module that is not available in Code Mode. "
-                          f"Available modules: {', '.join(sorted(MODULES))}.")
-
-
-def _guarded_getattr(ob: Any, name: str) -> Any:
-    """The ``_getattr_`` guard: RestrictedPython's, plus no walking from module to module.
-
-    ``safer_getattr`` lets ``re.enum.sys.modules['os']`` (or ``datetime.sys``, ``uuid.os``)
-    through: modules the allow-list never offered, reached as attributes of allowed ones.
-    """
-    if isinstance(ob, ModuleType) and not _module_allowed(ob):
-        raise _refuse_module(ob, name)
-    value = safer_getattr_raise(ob, name)  # type: ignore[no-untyped-call]
-    if isinstance(value, ModuleType) and not _module_allowed(value):
-        raise _refuse_module(ob, name)
-    return value
-
-
-def _safe_getattr(ob: Any, name: str, *default: Any) -> Any:
-    """``getattr`` for the sandbox: refuses names starting with '_', format walkers and module walks."""
-    if default:
-        try:
-            return _guarded_getattr(ob, name)
-        except AttributeError:
-            return default[0]
-    return _guarded_getattr(ob, name)
-
-
-def _safe_hasattr(ob: Any, name: str) -> bool:
-    try:
-        _safe_getattr(ob, name)
-    except (AttributeError, NotImplementedError, TypeError):
-        return False
-    return True
-
-
-def _safe_type(ob: Any) -> type:
-    """``type(x)`` only; the three-argument form could build classes with dunders."""
-    return type(ob)
-
-
-def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
-    parts = name.split(".")
-    refusal = ImportError(
-        f"module {name!r} is not available in Code Mode. Available modules: {', '.join(sorted(MODULES))}. "
-        "Reach the outside world through the connector globals instead."
-    )
-    if level != 0 or parts[0] not in MODULES or any(p.startswith("_") for p in parts):
-        raise refusal
-    module = __import__(name, None, None, fromlist or (), 0)
-    # `from datetime import sys` fetches the attribute in C, past the _getattr_ guard.
-    for item in fromlist or ():
-        value = getattr(module, str(item), None)
-        if isinstance(value, ModuleType) and not _module_allowed(value):
-            raise ImportError(f"cannot import {item!r} from {name!r}: it is a module that is not available in "
-                              f"Code Mode. Available modules: {', '.join(sorted(MODULES))}.")
-    return module
-
-
-def _builtins() -> dict[str, Any]:
-    b = dict(safe_builtins)
-    for forbidden in ("setattr", "delattr", "_getattr_"):
-        b.pop(forbidden, None)
-    b.update(
-        {
-            "list": list, "dict": dict, "set": set, "frozenset": frozenset, "tuple": tuple, "bytes": bytes,
-            "sorted": sorted, "zip": zip, "sum": sum, "min": min, "max": max, "enumerate": enumerate,
-            "map": map, "filter": filter, "any": any, "all": all, "reversed": reversed, "iter": iter,
-            "next": next, "bin": bin, "ascii": ascii, "format": format, "getattr": _safe_getattr,
-            "hasattr": _safe_hasattr, "type": _safe_type, "NotImplemented": NotImplemented,
-            "__import__": _import, "ConnectorError": ConnectorError, "ArgumentError": ArgumentError,
-        }
-    )
-    return b
-
-
-BUILTINS = _builtins()
 
 
 # ---------------------------------------------------------------------------------------
@@ -626,24 +310,7 @@ class _Runner:
         self.snippet_depth = 0
 
     def base_globals(self) -> dict[str, Any]:
-        g: dict[str, Any] = {
-            "__builtins__": BUILTINS,
-            "__name__": SANDBOX_MODULE,
-            "__metaclass__": type,
-            "__codemode_return__": _Return,
-            "__codemode_type__": type,
-            "__codemode_writable__": _WRITABLE,
-            "_getattr_": _guarded_getattr,
-            "_getitem_": default_guarded_getitem,
-            "_getiter_": iter,
-            "_write_": _write_guard,
-            "_inplacevar_": _inplacevar,
-            "_apply_": _apply,
-            "_unpack_sequence_": guarded_unpack_sequence,
-            "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
-            "_print_": _PrintCollector(self.session),
-        }
-        g.update(MODULES)
+        g = guard_globals(_PrintCollector(self.session))
         for name, methods in self.namespaces.items():
             g[name] = ConnectorProxy(self.session, name, frozenset(methods))
         g["codemode"] = self.codemode
@@ -665,7 +332,7 @@ class _Runner:
 def _exec(code: CodeType, g: dict[str, Any]) -> Any:
     try:
         exec(code, g)
-    except _Return as ret:
+    except TopLevelReturn as ret:
         return ret.value
     return g.get("__codemode_result__")
 

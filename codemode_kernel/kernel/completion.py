@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from codemode_kernel.executor.sandbox import BUILTINS, MODULES, CodemodeApi
+from codemode_kernel.executor.language import BUILTINS, MODULES
+from codemode_kernel.executor.sandbox import CodemodeApi
 
 CODEMODE_SDK: dict[str, str] = {
     name: (inspect.getdoc(getattr(CodemodeApi, name)) or "")

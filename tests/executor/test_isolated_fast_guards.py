@@ -1,4 +1,4 @@
-"""The inlined guards (sandbox._FastGuards) behave exactly like the guard calls they replace."""
+"""The inlined guards (language._FastGuards) behave exactly like the guard calls they replace."""
 
 from __future__ import annotations
 
