@@ -29,10 +29,18 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, get_args
 
 from codemode_kernel.errors import PanelRequestError
-from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, PendingAction, Snippet, ToolLogEntry
+from codemode_kernel.models import (
+    STEP_CONNECTOR,
+    EntryState,
+    ExecutionState,
+    ExecutionStatus,
+    PendingAction,
+    Snippet,
+    ToolLogEntry,
+)
 
 TARGET_NAME: Final = "codemode.panel"
 PROTOCOL_VERSION: Final = 1
@@ -68,8 +76,8 @@ EVENTS: Final = (
 )
 
 VALUE_FIELDS: Final = ("args", "result", "code", "logs")
-EXECUTION_STATUSES: Final = ("running", "paused", "completed", "error", "rejected", "rolled_back")
-ENTRY_STATES: Final = ("executing", "applied", "pending", "reverted", "error")
+EXECUTION_STATUSES: Final = get_args(ExecutionStatus)  # one source: the runtime's records
+ENTRY_STATES: Final = get_args(EntryState)
 
 PREVIEW_CHARS: Final = 2_000
 SUMMARY_CHARS: Final = 120
