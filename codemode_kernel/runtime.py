@@ -26,6 +26,7 @@ import jsonschema
 from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, check_connector_names
 from codemode_kernel.connectors.base import Connector, ExecutionContext
+from codemode_kernel.connectors.unavailable import unavailable_note
 from codemode_kernel.discovery.describe import describe_connector, describe_method, describe_snippet
 from codemode_kernel.discovery.search import Document, SearchIndex
 from codemode_kernel.errors import (
@@ -277,9 +278,8 @@ class CodemodeRuntime:
         self._abandon_pending(conn, execution_id, state)
         if error_type is not None:
             text = f"{error_type}: {message}" + (f" (line {lineno})" if lineno else "")
-            if catalog.unavailable:
-                text += " Unavailable connectors: " + "; ".join(
-                    f"{name} ({reason})" for name, reason in sorted(catalog.unavailable.items()))
+            if catalog.unavailable:  # the reasons themselves are for the author (%connectors), not the model
+                text += " " + unavailable_note(catalog.unavailable, self._connectors)
             self.store.transition(conn, self.name, execution_id, ["running"], "error", error=text,
                                   error_type=error_type, logs=logs)
             await self._hooks(execution_id, "error", terminal=True)

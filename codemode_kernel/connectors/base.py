@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import keyword
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -127,6 +127,18 @@ class Connector:
 
     name: str = ""
     instructions: str | None = None
+    #: Why ``tools()`` last failed, in words safe to show a model: no command line, path, server
+    #: output or secret (the full reason goes to the notebook's author). None: not known.
+    failure_summary: str | None = None
+
+    def secrets(self) -> Collection[str]:
+        """The secret values this connector was configured with (tokens, passwords, ``${VAR}`` values).
+
+        Everything the connector hands to the runtime is redacted of these (see
+        :mod:`codemode_kernel.connectors.secrets`); read at every call, so a rotated
+        credential is covered.
+        """
+        return ()
 
     def tools(self) -> Mapping[str, Tool] | Awaitable[Mapping[str, Tool]]:
         raise NotImplementedError(f"{type(self).__name__}.tools() must return a mapping of method name to Tool")

@@ -1,0 +1,28 @@
+"""What a model is told about a connector that is unavailable, and what it is not.
+
+When a connector's ``tools()`` fails (an MCP server that does not start, an OpenAPI document
+that cannot be read), the catalog keeps the full reason for the notebook's author: the
+server's command line, the end of its stderr, absolute paths. Those are not the model's
+business and may hold credentials (issue 10, item 5: ``--password p@ss`` and ``TOKEN=…``
+reached the model). The model gets :func:`unavailable_note`: each connector's
+``failure_summary`` (short words the connector chose to be safe) and where the author looks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from codemode_kernel.connectors.base import Connector
+
+GENERIC_REASON = "its methods could not be listed"
+WHERE_TO_LOOK = "the notebook's author can see the details with %connectors"
+
+
+def unavailable_note(unavailable: Mapping[str, str], connectors: Mapping[str, Connector]) -> str:
+    """One sentence naming each unavailable connector with a short, safe reason (never ``unavailable``'s text)."""
+    parts = []
+    for name in sorted(unavailable):
+        connector = connectors.get(name)
+        summary = connector.failure_summary if connector is not None else None
+        parts.append(f"connector {name!r} is unavailable: {summary or GENERIC_REASON}")
+    return "Note: " + "; ".join(parts) + f"; {WHERE_TO_LOOK}." if parts else ""
