@@ -10,6 +10,7 @@ picked up without restarting, and nothing secret sits in the configuration file)
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -104,6 +105,16 @@ class HttpAuth:
         if self.name:
             return {(self.location, self.name.lower())}
         return set()
+
+    def secrets(self) -> list[str]:
+        """The credential as configured now, and for basic auth the ``base64(user:password)`` it sends."""
+        secret = self.value if self.value is not None else os.environ.get(self.value_env or "")
+        if not secret:
+            return []
+        if self.type != "basic":
+            return [secret]
+        user = self.username if self.username is not None else os.environ.get(self.username_env or "", "")
+        return [secret, base64.b64encode(f"{user}:{secret}".encode()).decode("ascii")]
 
     def apply(self, what: str) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
         """(headers, query parameters, cookies) to add to a request; reads environment variables now."""

@@ -57,6 +57,7 @@ from codemode_kernel.connectors.policy import (
     reverts_from_arguments,
     table_name,
 )
+from codemode_kernel.connectors.secrets import config_secrets, redacting, redactor
 from codemode_kernel.connectors.stderr_tail import StderrTail
 from codemode_kernel.errors import ConfigurationError, ConnectorError
 
@@ -220,10 +221,30 @@ class McpConnector(Connector):
 
     # -- the catalog -----------------------------------------------------------------------------
 
+    def secrets(self) -> list[str]:
+        """Credentials in the configuration: ``${VAR}`` values, credential-named env/headers/flags, URL passwords."""
+        t = self._target
+        return config_secrets(headers=t.headers, env=t.env, urls=[t.url], args=t.args)
+
     async def tools(self) -> Mapping[str, Tool]:
-        """One method per MCP tool (all pages of ``tools/list``)."""
+        """One method per MCP tool (all pages of ``tools/list``).
+
+        A failure is a ConfigurationError with the whole story for the notebook's author (the
+        server's command line, its last stderr lines), redacted of the configured secrets;
+        ``failure_summary`` says it in words fit for a model.
+        """
+        self.failure_summary = "its MCP server did not start"
+        try:
+            built = self._build_tools(await self._list_tools())
+        except ConfigurationError as exc:
+            raise ConfigurationError(redactor(self.secrets()).text(str(exc))) from None
+        self.failure_summary = None
+        return built
+
+    async def _list_tools(self) -> list[mcp_types.Tool]:
         try:
             client = await self._connection.client()
+            self.failure_summary = "its MCP server did not list its tools"
             listed: list[mcp_types.Tool] = []
             cursor: str | None = None
             for _ in range(_MAX_PAGES):
@@ -240,7 +261,9 @@ class McpConnector(Connector):
             await self._connection.discard()
             raise ConfigurationError(f"{self._target.label}: listing its tools failed: {_describe_exc(exc)}"
                                      f"{self._connection.stderr_note()}") from exc
-        return self._build_tools(listed)
+        self.failure_summary = "its MCP server's tools could not be used as methods (a naming or configuration " \
+                               "conflict)"
+        return listed
 
     def _build_tools(self, listed: Sequence[mcp_types.Tool]) -> dict[str, Tool]:
         where = f"connector {self.name!r}"
@@ -261,19 +284,22 @@ class McpConnector(Connector):
             if key not in known:
                 raise ConfigurationError(f"{where}: reverts names {key!r}, which is not a tool of this server.")
         self._server_tool_names = {ident: t.name for ident, t in by_ident.items()}
+        # The server may know the secrets it was given: what it says about its tools is redacted too.
+        clean = redactor(self.secrets())
         out: dict[str, Tool] = {}
         for ident, t in by_ident.items():
             output_schema, wrapped = _output_schema(t.output_schema)
             approval = self._rule.decide([t.name, ident], self._annotation_default(t))
             revert = self._reverts.get(t.name, self._reverts.get(ident))
-            out[ident] = Tool(
+            out[ident] = redacting(Tool(
                 execute=self._executor(t.name, wrapped),
-                description=_description(t),
-                input_schema=dict(t.input_schema) if t.input_schema else {"type": "object", "properties": {}},
-                output_schema=output_schema,
+                description=clean.text(_description(t)),
+                input_schema=clean.value(dict(t.input_schema) if t.input_schema else {"type": "object",
+                                                                                      "properties": {}}),
+                output_schema=clean.value(output_schema),
                 requires_approval=approval,
                 revert=self._revert_fn(revert, known) if revert is not None else None,
-            )
+            ), self.secrets)
         return out
 
     def _annotation_default(self, t: mcp_types.Tool) -> bool:
@@ -304,7 +330,13 @@ class McpConnector(Connector):
     async def call(self, tool_name: str, args: Mapping[str, Any], *, wrapped: bool = False) -> Any:
         """Call one MCP tool by its server name and return its result as a plain value."""
         where = f"{self.name}.{sanitize_identifier(tool_name)}"
-        client = await self._connection.client()
+        try:
+            client = await self._connection.client()
+        except ConnectorError as exc:
+            # A reconnect that fails: the details (command line, stderr) are for the host's log.
+            self._log_detail(where, str(exc))
+            raise ConnectorError(f"{where}: the MCP server {self.name!r} could not be started (again); the "
+                                 "notebook's author can see why in the host's log. Try again later.") from None
         try:
             # The SDK's read timeout answers REQUEST_TIMEOUT; wait_for is the backstop for a
             # transport that never delivers the timeout (e.g. a wedged in-process server).
@@ -320,17 +352,23 @@ class McpConnector(Connector):
                                      "(timeout). Try again, or raise `timeout` in the connector "
                                      "configuration.") from None
             if exc.code == mcp_types.CONNECTION_CLOSED:
-                await self._connection.discard()
-                raise ConnectorError(self._lost(where)) from None
+                raise ConnectorError(await self._lost(where, exc)) from None
             raise ConnectorError(f"{where}: the MCP server answered with error {exc.code}: {exc.message}") from None
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError) as exc:
-            await self._connection.discard()
-            raise ConnectorError(self._lost(where) + f" ({_describe_exc(exc)})") from None
+            raise ConnectorError(await self._lost(where, exc)) from None
         return _plain_result(result, where, wrapped)
 
-    def _lost(self, where: str) -> str:
-        return (f"{where}: the connection to the {self._target.label} was lost (the server may have exited)."
-                f"{self._connection.stderr_note()} This call did not complete; the next call reconnects.")
+    async def _lost(self, where: str, exc: BaseException) -> str:
+        """The model's message for a dead connection; the server's command and last stderr lines go to the log."""
+        note = self._connection.stderr_note()
+        await self._connection.discard()
+        self._log_detail(where, f"the connection to the {self._target.label} was lost ({_describe_exc(exc)})."
+                                f"{note}")
+        return (f"{where}: the connection to the MCP server {self.name!r} was lost (the server may have exited). "
+                "This call did not complete; the next call reconnects.")
+
+    def _log_detail(self, where: str, detail: str) -> None:
+        log.warning("%s: %s", where, redactor(self.secrets()).text(detail))
 
     async def aclose(self) -> None:
         """Close the connection (and stop a stdio server process)."""

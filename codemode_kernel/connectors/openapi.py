@@ -37,6 +37,7 @@ from codemode_kernel.connectors.policy import (
     reverts_from_arguments,
     table_name,
 )
+from codemode_kernel.connectors.secrets import config_secrets, redacting, redactor
 from codemode_kernel.errors import ConfigurationError, ConnectorError
 
 _SAFE_METHODS = ("GET", "HEAD")
@@ -216,8 +217,29 @@ class OpenApiConnector(Connector):
                                      f"{response.status_code}: {_excerpt(response)}")
         return response.text
 
+    def secrets(self) -> list[str]:
+        """The credential (and basic auth's base64 form), secret headers, ``${VAR}`` values, URL passwords."""
+        out = config_secrets(headers=self.headers, urls=[self.base_url, self._source if isinstance(
+            self._source, str) else None])
+        if self.auth is not None:
+            out += self.auth.secrets()
+        return out
+
     async def tools(self) -> Mapping[str, Tool]:
-        """One method per operation of the document (after ``include``/``exclude``)."""
+        """One method per operation of the document (after ``include``/``exclude``).
+
+        A failure is a ConfigurationError for the notebook's author, redacted of the configured
+        secrets; ``failure_summary`` says it in words fit for a model.
+        """
+        self.failure_summary = "its OpenAPI document could not be used"
+        try:
+            built = await self._tools()
+        except ConfigurationError as exc:
+            raise ConfigurationError(redactor(self.secrets()).text(str(exc))) from None
+        self.failure_summary = None
+        return built
+
+    async def _tools(self) -> dict[str, Tool]:
         doc = await self.document()
         where = f"connector {self.name!r}"
         auth = self._effective_auth(doc)
@@ -245,19 +267,21 @@ class OpenApiConnector(Connector):
         self.auth = auth
         if self.instructions is None:
             self.instructions = _instructions(doc)
+        clean = redactor(self.secrets())
         out: dict[str, Tool] = {}
         for method_name, op in by_name.items():
             names = [method_name, *([op.operation_id] if op.operation_id else []), *(f"tag:{t}" for t in op.tags)]
             revert = self._reverts.get(method_name) or (self._reverts.get(op.operation_id)
                                                          if op.operation_id else None)
-            out[method_name] = Tool(
+            # Schemas are not redacted: the document was fetched without credentials.
+            out[method_name] = redacting(Tool(
                 execute=self._executor(op),
-                description=op.description,
+                description=clean.text(op.description),
                 input_schema=op.input_schema,
                 output_schema=op.output_schema,
                 requires_approval=self._rule.decide(names, op.http_method not in _SAFE_METHODS),
                 revert=self._revert_fn(revert, known) if revert is not None else None,
-            )
+            ), self.secrets)
         return out
 
     def _selected(self, op: Operation) -> bool:
@@ -289,10 +313,25 @@ class OpenApiConnector(Connector):
                 url = url.replace("{" + str(var) + "}", str(default or ""))
             if isinstance(self._source, str) and _is_url(self._source):
                 url = urljoin(self._source, url)
+                self._check_origin(self._source, url)
             if _is_url(url):
                 return url.rstrip("/")
         raise ConfigurationError(f"connector {self.name!r}: no base URL: the document has no absolute `servers` "
                                  "URL; set base_url (e.g. base_url = \"http://127.0.0.1:8765\").")
+
+    def _check_origin(self, source: str, url: str) -> None:
+        """A remote document may not send our credential to another origin (issue 10, item 5).
+
+        Whoever controls the document's host could otherwise name their own host in
+        ``servers[0]`` and receive the token; choosing another host is the author's call
+        (``base_url``).
+        """
+        if not (self.auth is not None or self.secrets()) or _origin_key(url) == _origin_key(source):
+            return
+        raise ConfigurationError(
+            f"connector {self.name!r}: the remote OpenAPI document {_origin(source)} names servers[0] {_origin(url)}, "
+            f"another origin than the document's own ({_origin_key(source)}); the credential is only sent there if "
+            f"you say so: set base_url (e.g. base_url = \"{_origin(url)}\") if you trust that host.")
 
     def _executor(self, op: Operation) -> Any:
         async def execute(args: dict[str, Any], ctx: ExecutionContext) -> Any:
@@ -427,6 +466,16 @@ def _origin(url: str) -> str:
     host = parts.hostname or ""
     port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}"
+
+
+def _origin_key(url: str) -> str:
+    """scheme://host:port, with the scheme's default port filled in (the browser's notion of an origin)."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower(), 0)
+    except ValueError:
+        port = -1
+    return f"{parts.scheme.lower()}://{(parts.hostname or '').lower()}:{port}"
 
 
 def _op_label(op: Operation) -> str:

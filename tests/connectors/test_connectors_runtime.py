@@ -96,15 +96,18 @@ async def test_unreachable_service_is_an_error_and_the_runtime_stays_usable(make
 
 
 async def test_malformed_document_is_an_error_naming_the_path(make_runtime: RuntimeFactory, tmp_path: Path) -> None:
-    """A broken document leaves that connector out; using it is an error naming where it is broken."""
+    """A broken document leaves that connector out; the author's view names where it is broken, the model's does not."""
     broken = tmp_path / "broken.yaml"
     broken.write_text("openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n"
                       "      parameters:\n        - {name: q, in: body}\n")
     rt = make_runtime([OpenApiConnector("api", broken, base_url="http://127.0.0.1:9")])
     assert (await rt.execute("1"))["result"] == 1
     out = await rt.execute("api.a()")
-    assert out["status"] == "error" and "Unavailable connectors: api" in out["error"]
-    assert "paths./a.get.parameters[0]: parameter 'q': `in` must be path, query, header or cookie" in out["error"]
+    assert out["status"] == "error"
+    assert "connector 'api' is unavailable: its OpenAPI document could not be used" in out["error"]
+    assert str(broken) not in out["error"]
+    assert "paths./a.get.parameters[0]: parameter 'q': `in` must be path, query, header or cookie" in \
+        (await rt.catalog()).unavailable["api"]
 
 
 async def test_mcp_approval_and_rollback_in_process(make_runtime: RuntimeFactory) -> None:
@@ -132,7 +135,7 @@ async def test_mcp_tool_errors_are_catchable(make_runtime: RuntimeFactory) -> No
 
 async def test_a_server_that_fails_to_start_is_an_error_and_can_be_fixed(make_runtime: RuntimeFactory,
                                                                           tmp_path: Path) -> None:
-    """The first execution reports the server's stderr; once the cause is fixed the same runtime works."""
+    """The author sees the server's stderr, the model a short reason; once fixed the same runtime works."""
     flag = tmp_path / "ready"
     script = (f"import os, sys, runpy\nif not os.path.exists({str(flag)!r}):\n"
               "    sys.stderr.write('missing the ready flag\\n'); sys.exit(3)\n"
@@ -140,8 +143,10 @@ async def test_a_server_that_fails_to_start_is_an_error_and_can_be_fixed(make_ru
     notes = McpConnector("notes", command=sys.executable, args=["-c", script])
     rt = make_runtime([notes])
     out = await rt.execute("notes.word_count(text='x y z')")
-    assert out["status"] == "error" and "Unavailable connectors: notes" in out["error"]
-    assert "could not be started" in out["error"] and "missing the ready flag" in out["error"]
+    assert out["status"] == "error" and "connector 'notes' is unavailable: its MCP server did not start" in out["error"]
+    assert "missing the ready flag" not in out["error"]
+    author = (await rt.catalog()).unavailable["notes"]
+    assert "could not be started" in author and "missing the ready flag" in author
     flag.write_text("ok")
     out = await rt.execute("notes.word_count(text='x y z')")
     assert out["status"] == "completed" and out["result"] == 3, out

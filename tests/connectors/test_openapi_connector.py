@@ -163,7 +163,7 @@ async def test_missing_or_wrong_credentials(pet_service: Service, monkeypatch: p
     with pytest.raises(ConnectorError, match="reads the environment variable PETS_TOKEN, which is not set"):
         await run(tools, "listPets")
     assert await run(tools, "health") == {"status": "ok"}  # security: [] sends no credentials
-    monkeypatch.setenv("PETS_TOKEN", "wrong")
+    monkeypatch.setenv("PETS_TOKEN", "not-the-token")
     with pytest.raises(ConnectorError, match="HTTP 401 Unauthorized: missing or wrong credentials"):
         await run(tools, "listPets")
     await connector.aclose()

@@ -1,0 +1,247 @@
+"""The secrets a connector knows, and the one function that takes them out of what leaves the host.
+
+A connector configured with credentials (a bearer token, a password, an API key, ``${VAR}``
+expansions in headers, a URL or an MCP server's ``env``) says which values are secret through
+:meth:`Connector.secrets() <codemode_kernel.connectors.base.Connector.secrets>`. A
+:class:`Redactor` replaces each of them with ``[redacted]``, also in the forms an upstream
+echoes them in: URL-encoded (a query string quoted back), JSON-escaped, base64 (and basic
+auth's ``base64(user:password)``, which the HTTP auth adds as a secret of its own).
+
+Connectors apply it where their output crosses into the runtime: :func:`redacting` wraps a
+tool's ``execute`` and ``revert`` (results, and the messages of errors, which become what the
+sandbox code catches and what the journal stores), and connectors pass their tool
+descriptions, schemas and the reasons ``tools()`` fails through it. Issue 10, item 5: a 401
+body quoting ``Authorization: Bearer …`` reached sandbox code and the journal verbatim.
+
+Which configured values count as secret (:func:`config_secrets`): every ``${VAR}``
+expansion; the value of a header, env entry or query parameter whose name looks like a
+credential (``Authorization``, ``*TOKEN*``, ``*KEY*``, ``*SECRET*``, ``*PASS*``, ...), and the
+credential part of ``Bearer <token>``; a URL's password; a command-line value after such a
+flag (``--password p@ss``, ``--token=x``). Values shorter than :data:`MIN_SECRET_CHARS` are
+not redacted: replacing every ``ab`` in every result would garble the output without
+protecting a credential that short.
+
+Rejected: redacting in the runtime's pass handler with a process-wide list of secrets (a
+connector knows when its credential rotates, since it reads the environment at request time,
+and the handler treats every connector alike); redacting only the exact value (the query-string
+echo and basic auth's base64 slipped through).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import inspect
+import json
+import os
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
+
+from codemode_kernel.connectors.base import Tool
+from codemode_kernel.errors import ConnectorError
+
+REDACTED = "[redacted]"
+MIN_SECRET_CHARS = 4
+
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_SECRET_NAME = re.compile(r"(?i)pass|pwd|secret|token|auth|key|cookie|credential|session|private|signature|bearer")
+_SCHEME = re.compile(r"(?i)^(bearer|basic|token|digest|apikey|key)\s+(\S+)$")
+_PERCENT = re.compile(r"%[0-9A-F]{2}")
+
+SecretsFn = Callable[[], Collection[str]]
+
+
+def looks_secret(name: str) -> bool:
+    """Whether a header, variable, parameter or flag name says its value is a credential."""
+    return bool(_SECRET_NAME.search(name))
+
+
+def forms(secret: str) -> set[str]:
+    """``secret`` and the encodings an upstream may echo it in (each at least MIN_SECRET_CHARS long)."""
+    quoted = quote(secret, safe="")
+    raw = secret.encode("utf-8")
+    out = {secret, quoted, _PERCENT.sub(lambda m: m.group(0).lower(), quoted), quote_plus(secret),
+           json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1],
+           # Padding stripped: the unpadded form is a prefix of the padded one, so both match.
+           base64.b64encode(raw).decode("ascii").rstrip("="),
+           base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")}
+    return {f for f in out if len(f) >= MIN_SECRET_CHARS}
+
+
+class Redactor:
+    """Replaces every form of the given secrets with ``[redacted]`` in text and in JSON-like values."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        found = {f for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET_CHARS for f in forms(s)}
+        ordered = sorted(found, key=lambda f: (-len(f), f))  # longest first: a form inside another
+        self._text = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._bytes = re.compile(b"|".join(re.escape(f.encode("utf-8")) for f in ordered)) if ordered else None
+
+    def __bool__(self) -> bool:
+        return self._text is not None
+
+    def text(self, text: str) -> str:
+        return self._text.sub(REDACTED, text) if self._text is not None else text
+
+    def value(self, value: Any) -> Any:
+        """``value`` with every string (keys too) and bytes redacted; other values unchanged."""
+        if self._text is None:
+            return value
+        try:
+            return self._walk(value)
+        except RecursionError:
+            raise ConnectorError("the connector's result is nested too deeply to be checked for credentials; "
+                                 "ask for a flatter result") from None
+
+    def _walk(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, bytes):
+            assert self._bytes is not None
+            return self._bytes.sub(REDACTED.encode(), value)
+        if isinstance(value, Mapping):
+            return {self._walk(k): self._walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._walk(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self._walk(v) for v in value)
+        return value
+
+    def error(self, exc: Exception) -> Exception:
+        """``exc``, or a ConnectorError with its message redacted when the message held a secret.
+
+        Only the type name and the message cross into the sandbox and the journal; the
+        original exception (and whatever it carries) stays on the host.
+        """
+        message = str(exc)
+        cleaned = self.text(message)
+        return exc if cleaned == message else ConnectorError(cleaned)
+
+
+@functools.lru_cache(maxsize=64)
+def _cached(secrets: frozenset[str]) -> Redactor:
+    return Redactor(secrets)
+
+
+def redactor(secrets: Iterable[str]) -> Redactor:
+    """A (cached) :class:`Redactor` for these secrets."""
+    return _cached(frozenset(s for s in secrets if isinstance(s, str)))
+
+
+def redacting(t: Tool, secrets: SecretsFn) -> Tool:
+    """``t`` with its results and error messages redacted; ``secrets()`` is read at each call."""
+    execute, revert = t.execute, t.revert
+    wrapped_execute = _wrap(execute, secrets)
+    wrapped_revert = _wrap(revert, secrets) if revert is not None else None
+    return replace(t, execute=wrapped_execute, revert=wrapped_revert)
+
+
+def _wrap(fn: Callable[..., Any], secrets: SecretsFn) -> Any:
+    # Keep sync functions sync: the runtime runs them in a thread, and an async wrapper would
+    # run them on the event loop instead.
+    if inspect.iscoroutinefunction(fn):
+
+        async def run_async(*args: Any) -> Any:
+            r = redactor(secrets())
+            try:
+                result = await fn(*args)
+            except Exception as exc:
+                raise r.error(exc) from None
+            return r.value(result)
+
+        return run_async
+
+    def run_sync(*args: Any) -> Any:
+        r = redactor(secrets())
+        try:
+            result = fn(*args)
+        except Exception as exc:
+            raise r.error(exc) from None
+        if inspect.isawaitable(result):
+            return _finish(result, r)
+        return r.value(result)
+
+    return run_sync
+
+
+async def _finish(awaitable: Any, r: Redactor) -> Any:
+    try:
+        result = await awaitable
+    except Exception as exc:
+        raise r.error(exc) from None
+    return r.value(result)
+
+
+# -- which configured values are secret ------------------------------------------------------------
+
+
+def env_values(text: str, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The current values of the ``${VAR}`` references in ``text`` (unset ones are skipped)."""
+    env = os.environ if environ is None else environ
+    return [env[m.group(1)] for m in _ENV_REF.finditer(text) if env.get(m.group(1))]
+
+
+def _expanded(text: str, env: Mapping[str, str]) -> str:
+    return _ENV_REF.sub(lambda m: env.get(m.group(1), ""), text)
+
+
+def _credential_values(name: str, value: str, env: Mapping[str, str]) -> list[str]:
+    out = env_values(value, env)
+    if looks_secret(name):
+        full = _expanded(value, env)
+        out.append(full)
+        scheme = _SCHEME.match(full.strip())
+        if scheme:
+            out.append(scheme.group(2))
+    return out
+
+
+def url_secrets(url: str | None, environ: Mapping[str, str] | None = None) -> list[str]:
+    """A URL's password and credential-named query values, and its ``${VAR}`` expansions."""
+    if not url:
+        return []
+    env = os.environ if environ is None else environ
+    out = env_values(url, env)
+    try:
+        parts = urlsplit(_expanded(url, env))
+        password = parts.password
+    except ValueError:
+        return out
+    if password:
+        out.append(password)
+    out += [v for k, v in parse_qsl(parts.query) if looks_secret(k)]
+    return out
+
+
+def arg_secrets(args: Sequence[str]) -> list[str]:
+    """Values given to credential-named flags: ``--password p@ss``, ``--token=x``."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        if not arg.startswith("-"):
+            continue
+        flag, eq, value = arg.partition("=")
+        if not looks_secret(flag.lstrip("-")):
+            continue
+        if eq:
+            out.append(value)
+        elif i + 1 < len(args) and not args[i + 1].startswith("-"):
+            out.append(args[i + 1])
+    return out
+
+
+def config_secrets(*, headers: Mapping[str, str] | None = None, env: Mapping[str, str] | None = None,
+                   urls: Iterable[str | None] = (), args: Sequence[str] = (),
+                   environ: Mapping[str, str] | None = None) -> list[str]:
+    """Every secret value in a connector's configuration (see the module docstring for the rules)."""
+    host_env = os.environ if environ is None else environ
+    out: list[str] = []
+    for mapping in (headers or {}, env or {}):
+        for name, value in mapping.items():
+            out += _credential_values(name, value, host_env)
+    for url in urls:
+        out += url_secrets(url, host_env)
+    out += arg_secrets(args)
+    return [s for s in out if s]
