@@ -64,10 +64,10 @@ def forms(secret: str) -> set[str]:
     quoted = quote(secret, safe="")
     raw = secret.encode("utf-8")
     out = {secret, quoted, _PERCENT.sub(lambda m: m.group(0).lower(), quoted), quote_plus(secret),
-           json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1],
-           # Padding stripped: the unpadded form is a prefix of the padded one, so both match.
-           base64.b64encode(raw).decode("ascii").rstrip("="),
-           base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")}
+           json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    for encoded in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+        text = encoded.decode("ascii")
+        out |= {text, text.rstrip("=")}  # padded, and unpadded as JWTs and URL-safe tokens carry it
     return {f for f in out if len(f) >= MIN_SECRET_CHARS}
 
 
