@@ -7,11 +7,13 @@ Rich results: a list of flat dicts is a table (``text/html``); other dicts and l
 ``application/json`` (JupyterLab's collapsible tree); everything has ``text/plain`` (the
 value's Python ``pprint`` form, as IPython shows it). A table bundle carries no JSON on
 purpose: JupyterLab prefers ``application/json`` over HTML and would hide the table.
+
+Values are hostile (issue 10, item 1): HTML comes only from :mod:`.markup`, which escapes
+every value, and code is shown in ``<pre>``, never in a Markdown fence a program can close.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import pprint
 import re
@@ -19,12 +21,15 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
+from codemode_kernel.kernel.markup import Html, bundle, element, join, preformatted
+
 Bundle = dict[str, Any]
 
 MAX_TABLE_ROWS = 200
 MAX_CELL_CHARS = 200
 MAX_TEXT_CHARS = 100_000
 TABLE_CLASS = "codemode-table"
+CODE_CLASS = "codemode-code"
 
 _RED, _GREEN, _CYAN, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
 _RULE = "-" * 75
@@ -70,39 +75,37 @@ def _jsonable(value: Any) -> Any:
 
 def result_bundle(value: Any) -> Bundle:
     """The MIME bundle of a cell's result."""
-    bundle: Bundle = {"text/plain": plain_text(value)}
+    plain = plain_text(value)
     if is_table(value):
         columns: list[str] = []
         for row in value:
             for key in row:
                 if key not in columns:
                     columns.append(key)
-        bundle["text/html"] = table_html(columns, [[row.get(c, "") for c in columns] for row in value])
-    elif isinstance(value, dict | list):
-        bundle["application/json"] = _jsonable(value)
-    return bundle
+        return bundle(plain, table_html(columns, [[row.get(c, "") for c in columns] for row in value]))
+    result: Bundle = {"text/plain": plain}
+    if isinstance(value, dict | list):
+        result["application/json"] = _jsonable(value)
+    return result
 
 
 def table_html(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str | None = None,
-               limit: int = MAX_TABLE_ROWS) -> str:
+               limit: int = MAX_TABLE_ROWS) -> Html:
     """An HTML table; cells are escaped and long values shortened (full text in the tooltip)."""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body = []
-    for row in rows[:limit]:
-        body.append("<tr>" + "".join(_td(v) for v in row) + "</tr>")
-    more = ""
+    head = element("thead", element("tr", *(element("th", str(c)) for c in columns)))
+    body = [element("tr", *(_td(v) for v in row)) for row in rows[:limit]]
     if len(rows) > limit:
-        more = f'<tr><td colspan="{len(columns)}"><em>… {len(rows) - limit} more rows</em></td></tr>'
-    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    return (f'<table class="{TABLE_CLASS}">{cap}<thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}{more}</tbody></table>")
+        body.append(element("tr", element("td", element("em", f"… {len(rows) - limit} more rows"),
+                                          colspan=len(columns))))
+    parts = [element("caption", caption)] if caption else []
+    return element("table", *parts, head, element("tbody", *body), cls=TABLE_CLASS)
 
 
-def _td(value: Any) -> str:
+def _td(value: Any) -> Html:
     text = cell_text(value)
     if len(text) > MAX_CELL_CHARS:
-        return f'<td title="{html.escape(text[:2000])}">{html.escape(text[:MAX_CELL_CHARS])}…</td>'
-    return f"<td>{html.escape(text)}</td>"
+        return element("td", text[:MAX_CELL_CHARS] + "…", title=text[:2000])
+    return element("td", text)
 
 
 def cell_text(value: Any) -> str:
@@ -131,18 +134,22 @@ def table_bundle(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, capti
                  empty: str = "(none)") -> Bundle:
     """A table as HTML and aligned text; ``empty`` when there are no rows."""
     if not rows:
-        return {"text/plain": empty, "text/html": f"<p><em>{html.escape(empty)}</em></p>"}
+        return bundle(empty, element("p", element("em", empty)))
     text = text_table(columns, rows)
     if caption:
         text = caption + "\n" + text
-    return {"text/plain": text, "text/html": table_html(columns, rows, caption=caption)}
+    return bundle(text, table_html(columns, rows, caption=caption))
 
 
 def code_bundle(source: str, *, title: str | None = None) -> Bundle:
-    """Python declarations or code, highlighted in Markdown and plain as text."""
-    head = f"**{title}**\n\n" if title else ""
-    return {"text/plain": (title + "\n\n" if title else "") + source,
-            "text/markdown": f"{head}```python\n{source.rstrip()}\n```"}
+    """Python declarations or code: a ``<pre>`` block of escaped text, and plain text.
+
+    Never Markdown: code comes from programs and connectors, and a fence it closes would
+    turn the rest into live HTML.
+    """
+    heading = [element("p", element("strong", title))] if title else []
+    return bundle((title + "\n\n" if title else "") + source,
+                  join([*heading, preformatted(source.rstrip(), cls=CODE_CLASS)]))
 
 
 def _short(text: str, width: int) -> str:

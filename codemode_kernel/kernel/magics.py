@@ -405,8 +405,11 @@ async def _reset(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
 async def _tool(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
     _no_more(args, 0)
     t = m.session.runtime.tool(connector_hints=m.session.config.hints)
-    markdown = f"**Tool `{t.name}`**\n\n```text\n{t.description}\n```"
-    sink.display({"text/plain": t.description, "text/markdown": markdown})
+    # The description quotes connector instructions (an MCP server's own words): plain text
+    # in a <pre>, never Markdown (issue 10, item 1).
+    shown = code_bundle(t.description, title=f"Tool {t.name}")
+    shown["text/plain"] = t.description
+    sink.display(shown)
 
 
 def _short(text: str, width: int = 80) -> str:

@@ -10,11 +10,14 @@ appended to the card's ``Output``, so it appears in the cell that paused.
 Clicks arrive as comm messages on the kernel's event loop; state changes made here are
 trait updates, which the frontend renders in place (a ``print`` in a click handler would
 go nowhere visible).
+
+An ``HTML`` widget's value becomes ``innerHTML`` in the browser, unsanitized, and the card
+shows a hostile program's arguments and messages: every value goes through :func:`_show`,
+which takes only :class:`~.markup.Html` (escaped by construction; issue 10, item 1).
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +25,7 @@ from typing import Any
 import ipywidgets as w
 
 from codemode_kernel.kernel.display import Bundle, json_text
+from codemode_kernel.kernel.markup import Html, block, element, join, preformatted
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -35,7 +39,18 @@ _STATUS = {
     "rejected": ("fa-ban", "Rejected", "#6d4c41"),
     "rolled_back": ("fa-undo", "Rolled back", "#6a1b9a"),
 }
+_ARGS_STYLE = "margin:2px 0 6px 0;max-height:16em;overflow:auto"
 
+
+def _show(widget: w.HTML, content: Html | None) -> None:
+    """Set an HTML widget from escaped markup only (a plain ``str`` is refused by the type)."""
+    widget.value = block(content).source if content is not None else ""
+
+
+def _html(content: Html) -> w.HTML:
+    widget = w.HTML()
+    _show(widget, content)
+    return widget
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,7 @@ class ExecutionCard:
         self.locked = False
         self.header = w.HTML()
         self.history = w.HTML()
+        self._history: list[Html] = []
         self.pending_box = w.VBox()
         self.approve_all = w.Button(description="Approve all", button_style="success", icon="check-double",
                                     tooltip="Approve every pending action of this execution",
@@ -96,13 +112,15 @@ class ExecutionCard:
     def _set_header(self, status: str, detail: str = "") -> None:
         self.status = status
         icon, label, color = _STATUS.get(status, ("fa-circle", status, "#555"))
-        extra = f" · {html.escape(detail)}" if detail else ""
-        self.header.value = (f'<span style="color:{color};font-weight:600"><i class="fa {icon}"></i> {label}</span>'
-                             f'<span style="color:#777"> · execution <code>{self.execution_id}</code>{extra}</span>')
+        _show(self.header, element(
+            "span",
+            element("span", element("i", cls=f"fa {icon}"), " ", label, style=f"color:{color};font-weight:600"),
+            element("span", " · execution ", element("code", self.execution_id), f" · {detail}" if detail else "",
+                    style="color:#777")))
 
     def notice(self, text: str, level: str = "info") -> None:
         color = {"info": "#555", "error": "#c62828", "ok": "#2e7d32"}.get(level, "#555")
-        self.message.value = f'<span style="color:{color}">{html.escape(text)}</span>' if text else ""
+        _show(self.message, element("span", text, style=f"color:{color}") if text else None)
 
     # -- states ----------------------------------------------------------------------------
 
@@ -112,16 +130,15 @@ class ExecutionCard:
         self._action_buttons = []
         for p in pending:
             seq = p.get("seq")
-            title = w.HTML(f'<b><code>{html.escape(str(p.get("connector")))}.{html.escape(str(p.get("method")))}'
-                           f"</code></b> <span style=\"color:#777\">call #{html.escape(str(seq))}</span>")
+            title = _html(element("span", element("b", element("code", f"{p.get('connector')}.{p.get('method')}")),
+                                  " ", element("span", f"call #{seq}", style="color:#777")))
             approve = w.Button(description="Approve", button_style="success", icon="check",
                                tooltip="Run this action, then continue the cell")
             reject = w.Button(description="Reject", button_style="danger", icon="times",
                               tooltip="Do not run it; the execution ends as rejected")
             approve.on_click(lambda b: self._approve(b))
             reject.on_click(lambda b, s=seq: self._reject(b, s if isinstance(s, int) else None))
-            args = w.HTML(f'<pre style="margin:2px 0 6px 0;max-height:16em;overflow:auto">'
-                          f"{html.escape(json_text(p.get('args')), quote=False)}</pre>")
+            args = _html(preformatted(json_text(p.get("args")), style=_ARGS_STYLE))
             rows.append(w.VBox([w.HBox([title, approve, reject]), args]))
             self._action_buttons += [approve, reject]
         self.pending_box.children = tuple(rows)
@@ -146,9 +163,8 @@ class ExecutionCard:
     def decided(self, text: str, *, approved: bool = True) -> None:
         """Move the pending rows into the history (``notes.add (call #1) approved``)."""
         icon = "fa-check" if approved else "fa-ban"
-        lines = [self.history.value] if self.history.value else []
-        lines.append(f'<div style="color:#555"><i class="fa {icon}"></i> {html.escape(text)}</div>')
-        self.history.value = "".join(lines)
+        self._history.append(element("div", element("i", cls=f"fa {icon}"), " ", text, style="color:#555"))
+        _show(self.history, join(self._history))
         self.pending_box.children = ()
         self.approve_all.layout.display = "none"
         self._action_buttons = []

@@ -46,7 +46,8 @@ def test_search_and_describe(shared_kernel: Kernel) -> None:
     first_row = lines[next(i for i, line in enumerate(lines) if line.startswith("---")) + 1]
     assert first_row.startswith("notes.add_note"), "the best match comes first"
     described = shared_kernel.ok("%describe notes.add_note").of("display_data")[0]["data"]
-    assert "def add_note(" in described["text/plain"] and "```python" in described["text/markdown"]
+    assert "def add_note(" in described["text/plain"] and "<pre" in described["text/html"]
+    assert "text/markdown" not in described, "code is never Markdown (a program could close the fence)"
     help_cell = shared_kernel.ok("notes.add_note?")
     page = help_cell.reply["content"]["payload"]
     assert page[0]["source"] == "page" and page[0]["data"]["text/plain"] == described["text/plain"]
