@@ -18,6 +18,10 @@
 Connectors come from ``codemode.toml`` (or ``[tool.codemode]`` in ``pyproject.toml``) found from
 ``--dir`` (default: the working directory), exactly as the kernel finds them; ``--store`` or
 ``CODEMODE_STORE`` overrides the store URL. Output is JSON with ``--json``.
+
+Everything shown that the command did not write itself (print output, results, errors, journal
+entries, descriptions, logs) goes through :mod:`codemode_kernel.terminal`: control characters
+appear as visible escapes, and a program's lines sit behind a ``| `` gutter.
 """
 
 # ruff: noqa: E402 - the rfc3987 guard below must run before jsonschema is imported
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import logging
 import os
 import sys
 import tempfile
@@ -45,6 +49,7 @@ from codemode_kernel.errors import CodemodeError
 from codemode_kernel.executor.base import Executor
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState
 from codemode_kernel.runtime import CodemodeRuntime
+from codemode_kernel.terminal import ProgramOutput, TerminalFormatter, quoted_block, terminal_json, terminal_text
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,38 +107,45 @@ class Console:
         self.out = out if out is not None else sys.stdout
 
     def data(self, value: Any) -> None:
-        self.out.write(json.dumps(codec.encode(value) if codec.is_encodable(value) else value, indent=2,
-                                  ensure_ascii=False, default=str) + "\n")
+        self.out.write(terminal_json(codec.encode(value) if codec.is_encodable(value) else value, indent=2) + "\n")
+
+    def text(self, text: str) -> None:
+        """A line (or block) the command writes, with hostile parts already passed through terminal_*."""
+        self.out.write(text + "\n")
 
     def outcome(self, out: dict[str, Any]) -> None:
         if self.as_json:
             self.data(out)
             return
         status = out["status"]
-        self.out.write(f"[{status}] execution {out['execution_id']}\n")
+        self.text(f"[{status}] execution {terminal_text(str(out['execution_id']), multiline=False)}")
         if status == "completed":
-            self.out.write(json.dumps(codec.encode(out["result"]), indent=2, ensure_ascii=False) + "\n")
+            self.text(terminal_json(codec.encode(out["result"]), indent=2))
         elif status == "paused":
             for p in out["pending"]:
-                self.out.write(f"  waiting for approval: #{p['seq']} {p['connector']}.{p['method']}"
-                               f"({json.dumps(codec.encode(p['args']), ensure_ascii=False)})\n")
+                call = terminal_text(f"{p['connector']}.{p['method']}", multiline=False)
+                self.text(f"  waiting for approval: #{p['seq']} {call}({terminal_json(codec.encode(p['args']))})")
         else:
-            self.out.write(f"  {out['error']}\n")
+            self.text("  " + quoted_block(str(out["error"])))
 
     def journal(self, state: ExecutionState) -> None:
         if self.as_json:
             self.data(state.to_dict())
             return
-        self.out.write(f"execution {state.id}: {state.status}, {state.passes} pass(es)\n")
+        self.text(f"execution {state.id}: {state.status}, {state.passes} pass(es)")
         for e in state.log:
-            shown = json.dumps(codec.encode(e.result), ensure_ascii=False) if e.result is not None else (e.error or "")
+            shown = (terminal_json(codec.encode(e.result)) if e.result is not None
+                     else terminal_text(e.error or "", multiline=False))
             if len(shown) > 80:
                 shown = shown[:77] + "..."
-            call = (f"codemode.step({e.method!r})" if e.connector == STEP_CONNECTOR else
-                    f"{e.connector}.{e.method}({json.dumps(codec.encode(e.args), ensure_ascii=False)})")
-            self.out.write(f"  #{e.seq:<3} {e.state:<9} pass {e.pass_number}  {call}  {shown}\n")
+            if e.connector == STEP_CONNECTOR:
+                call = f"codemode.step({terminal_text(repr(e.method), multiline=False)})"
+            else:
+                call = (terminal_text(f"{e.connector}.{e.method}", multiline=False)
+                        + f"({terminal_json(codec.encode(e.args))})")
+            self.text(f"  #{e.seq:<3} {e.state:<9} pass {e.pass_number}  {call}  {shown}")
         if state.error:
-            self.out.write(f"  error: {state.error}\n")
+            self.text("  error: " + quoted_block(state.error))
 
 
 async def _resolve(rt: CodemodeRuntime, ident: str) -> str:
@@ -147,18 +159,23 @@ async def _resolve(rt: CodemodeRuntime, ident: str) -> str:
 
 async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
                     ask: Callable[[str], str]) -> int:
-    out = await rt.execute(code, on_output=None if console.as_json else lambda t: console.out.write(t))
+    printed = ProgramOutput(console.out)
+    on_output = None if console.as_json else printed.write
+    out = await rt.execute(code, on_output=on_output)
+    printed.end()
     while out["status"] == "paused":
         console.outcome(out)
         if mode == "no":
             return 0
         pending = out["pending"][0]
-        answer = "y" if mode == "yes" else ask(f"Approve {pending['connector']}.{pending['method']}? [y/N] ")
+        call = terminal_text(f"{pending['connector']}.{pending['method']}", multiline=False)
+        answer = "y" if mode == "yes" else ask(f"Approve {call}? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             await rt.reject(out["execution_id"], pending["seq"])
-            console.out.write("rejected\n")
+            console.text("rejected")
             return 1
-        out = await rt.approve(out["execution_id"], on_output=None if console.as_json else console.out.write)
+        out = await rt.approve(out["execution_id"], on_output=on_output)
+        printed.end()
     console.outcome(out)
     return 0 if out["status"] == "completed" else 1
 
@@ -169,7 +186,7 @@ async def _command(args: argparse.Namespace, console: Console, ask: Callable[[st
     folder = (args.dir or Path.cwd()).resolve()
     rt, problems = runtime_from_config(folder, args.store)
     for p in problems:
-        sys.stderr.write(f"configuration: {p}\n")
+        sys.stderr.write(f"configuration: {quoted_block(p)}\n")
     if args.command == "mcp":
         from codemode_kernel.serve import serve_stdio
 
@@ -185,13 +202,13 @@ async def _command(args: argparse.Namespace, console: Console, ask: Callable[[st
             if console.as_json:
                 console.data([s.to_dict() for s in states])
             for s in [] if console.as_json else states:
-                first = (s.code.strip().splitlines() or [""])[0][:60]
-                console.out.write(f"{s.id}  {s.status:<11} {len(s.log):>3} calls  {first}\n")
+                first = terminal_text((s.code.strip().split("\n") or [""])[0][:60], multiline=False)
+                console.text(f"{s.id}  {s.status:<11} {len(s.log):>3} calls  {first}")
             return 0
         if cmd == "show":
             state = await rt.execution(await _resolve(rt, args.id))
             if state is None:
-                raise CodemodeError(f"no execution {args.id!r}")
+                raise CodemodeError(f"no execution {args.id!r}")  # escaped where it is printed, in main()
             console.journal(state)
             return 0
         if cmd == "pending":
@@ -203,13 +220,13 @@ async def _command(args: argparse.Namespace, console: Console, ask: Callable[[st
             return 0 if out["status"] != "error" else 1
         if cmd == "reject":
             ok = await rt.reject(await _resolve(rt, args.id), args.seq)
-            console.out.write("rejected\n" if ok else "not rejected: the execution is not paused at that call\n")
+            console.text("rejected" if ok else "not rejected: the execution is not paused at that call")
             return 0 if ok else 1
         if cmd == "rollback":
             eid = await _resolve(rt, args.id)
             await rt.rollback(eid)
             state = await rt.execution(eid)
-            console.out.write(f"{eid}: {state.status if state else 'deleted'}\n")
+            console.text(f"{terminal_text(eid, multiline=False)}: {state.status if state else 'deleted'}")
             return 0
         if cmd == "search":
             console.data((await rt.search(" ".join(args.query))).to_dict())
@@ -219,7 +236,7 @@ async def _command(args: argparse.Namespace, console: Console, ask: Callable[[st
             if console.as_json:
                 console.data(d.to_dict())
             else:
-                console.out.write(d.types)
+                console.out.write(terminal_text(d.types))
             return 0
         if cmd == "snippets":
             console.data([s.to_dict() for s in await rt.snippets()])
@@ -266,10 +283,12 @@ async def demo(console: Console, ask: Callable[[str], str]) -> int:
     notes = ToolSetConnector([list_notes, add_note], name="notes", requires_approval={"add_note"},
                              reverts={"add_note": forget})
     w = console.out.write
+    printed = ProgramOutput(console.out)
     async with CodemodeRuntime([notes], store=f"sqlite:///{folder / 'demo.codemode.db'}") as rt:
         w("Code Mode terminal demo. The program:\n\n" + "".join(f"    {ln}\n" for ln in DEMO_PROGRAM.splitlines()))
         w("\nPass 1 runs until the call that needs approval:\n")
-        out = await rt.execute(DEMO_PROGRAM, on_output=w)
+        out = await rt.execute(DEMO_PROGRAM, on_output=printed.write)
+        printed.end()
         console.outcome(out)
         if out["status"] != "paused":
             return 1
@@ -278,7 +297,8 @@ async def demo(console: Console, ask: Callable[[str], str]) -> int:
             w("Rejected: nothing was written.\n")
             return 0
         w("\nPass 2 replays the read and the step from the journal, then runs the approved call once:\n")
-        out = await rt.approve(out["execution_id"], on_output=w)
+        out = await rt.approve(out["execution_id"], on_output=printed.write)
+        printed.end()
         console.outcome(out)
         state = await rt.execution(out["execution_id"])
         assert state is not None
@@ -292,14 +312,26 @@ async def demo(console: Console, ask: Callable[[str], str]) -> int:
     return 0
 
 
+def _log_to_terminal() -> None:
+    """Warnings on stderr, escaped; set before the MCP server's own logging setup, which then keeps it."""
+    root = logging.getLogger()
+    if root.handlers:  # embedded (tests, a host program): its logging is its own
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(TerminalFormatter("codemode: %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
 def main(argv: Sequence[str] | None = None, ask: Callable[[str], str] = input) -> int:
     """Entry point of the ``codemode`` command."""
     args = build_parser().parse_args(argv)
     console = Console(args.json)
+    _log_to_terminal()
     try:
         return asyncio.run(_command(args, console, ask))
     except (CodemodeError, LookupError, OSError) as exc:
-        sys.stderr.write(f"codemode: {exc}\n")
+        sys.stderr.write(f"codemode: {quoted_block(str(exc))}\n")
         return 1
     except (EOFError, KeyboardInterrupt):
         sys.stderr.write("\ncodemode: stopped\n")

@@ -41,6 +41,12 @@ def build_mcp_server(runtime: CodemodeRuntime, *, description: str | None = None
 
 
 async def serve_stdio(runtime: CodemodeRuntime, **options: Any) -> None:
-    """Serve ``runtime`` over stdio until the client disconnects, then close the runtime."""
+    """Serve ``runtime`` over stdio until the client disconnects, then close the runtime.
+
+    Stdout carries the protocol only. ``MCPServer`` sets up logging to stderr with
+    ``logging.basicConfig``, which does nothing once the root logger has a handler: the
+    ``codemode`` command installs its escaping one first (see ``cli._log_to_terminal``), so a
+    connector's log line (an MCP server's last stderr words) reaches a terminal inert.
+    """
     async with runtime:
         await build_mcp_server(runtime, **options).run_stdio_async()

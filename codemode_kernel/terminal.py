@@ -1,0 +1,97 @@
+"""Text for a terminal: whatever a program, a connector or a server wrote, shown inert.
+
+Every view of the ``codemode`` command shows hostile text: a program's print output, results,
+error messages, journal entries, tool descriptions, server logs. Raw, that text scripts the
+terminal (issue 10, item 6): ``\\x1b[2J`` clears the screen, ``\\r`` overwrites a line with a
+fake "waiting for approval", ``\\x1b[8m`` conceals what follows, OSC sequences set the title
+or write the clipboard, a right-to-left override reorders what the eye reads.
+
+So the command passes everything it did not write itself through this module:
+
+- :func:`terminal_text` shows control characters as visible escapes (``\\x1b``, ``\\r``,
+  ``\\u202e``); newlines stay only where the view is multi-line;
+- :func:`quoted_block` puts every line after the first behind a gutter (``| ``), and
+  :class:`ProgramOutput` puts every line of print output behind it, so a line the command
+  writes itself (``[completed] …``, ``  waiting for approval: …``) cannot be imitated;
+- :func:`terminal_json` is JSON with the same characters as ``\\uXXXX`` escapes (still valid
+  JSON for ``--json`` readers);
+- :class:`TerminalFormatter` does the same for log records.
+
+Tabs are left alone: they move the cursor but cannot hide or overwrite text. A literal
+backslash is not doubled, so a program can print the four characters ``\\x1b``; that is
+visible text, not an escape.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any, TextIO
+
+GUTTER = "| "
+
+# C0 controls but tab and newline, DEL, C1 controls (0x9b is an 8-bit CSI), bidirectional
+# marks, overrides and isolates, and the Unicode line and paragraph separators.
+_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_UNSAFE_TEXT = re.compile(f"[{_UNSAFE}]")
+_UNSAFE_LINE = re.compile(f"[\n{_UNSAFE}]")
+_NAMED = {"\r": "\\r", "\n": "\\n"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group(0)
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
+
+
+def terminal_text(text: str, *, multiline: bool = True) -> str:
+    """``text`` with control characters as visible escapes; ``multiline=False`` escapes newlines too."""
+    return (_UNSAFE_TEXT if multiline else _UNSAFE_LINE).sub(_escape, text)
+
+
+def quoted_block(text: str, indent: str = "  ") -> str:
+    """Escaped ``text`` whose lines after the first sit behind ``indent`` and the gutter."""
+    return ("\n" + indent + GUTTER).join(terminal_text(text).split("\n"))
+
+
+def terminal_json(value: Any, *, indent: int | None = None) -> str:
+    """JSON for the terminal: readable non-ASCII text, every unsafe character as a ``\\uXXXX`` escape."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+    return _UNSAFE_TEXT.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+class ProgramOutput:
+    """Streams a program's print output: escaped, every line behind the gutter.
+
+    Output arrives in chunks that need not end at a line break; :meth:`end` closes a
+    last unfinished line so the command's next line starts at the margin.
+    """
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self._at_line_start = True
+
+    def write(self, chunk: str) -> None:
+        for i, part in enumerate(chunk.split("\n")):
+            if i:
+                self.out.write("\n")
+                self._at_line_start = True
+            if part:
+                if self._at_line_start:
+                    self.out.write(GUTTER)
+                    self._at_line_start = False
+                self.out.write(terminal_text(part, multiline=False))
+        self.out.flush()
+
+    def end(self) -> None:
+        if not self._at_line_start:
+            self.out.write("\n")
+            self._at_line_start = True
+
+
+class TerminalFormatter(logging.Formatter):
+    """Log records (message and traceback) escaped, continuation lines behind the gutter."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return quoted_block(super().format(record), indent="  ")
