@@ -238,6 +238,9 @@ class McpConnector(Connector):
             built = self._build_tools(await self._list_tools())
         except ConfigurationError as exc:
             raise ConfigurationError(redactor(self.secrets()).text(str(exc))) from None
+        except Exception as exc:  # anything else too: the catalog would keep it unredacted
+            raise ConfigurationError(redactor(self.secrets()).text(
+                f"connector {self.name!r}: listing its tools failed: {type(exc).__name__}: {exc}")) from None
         self.failure_summary = None
         return built
 

@@ -236,6 +236,9 @@ class OpenApiConnector(Connector):
             built = await self._tools()
         except ConfigurationError as exc:
             raise ConfigurationError(redactor(self.secrets()).text(str(exc))) from None
+        except Exception as exc:  # anything else too: the catalog would keep it unredacted
+            raise ConfigurationError(redactor(self.secrets()).text(
+                f"connector {self.name!r}: reading its operations failed: {type(exc).__name__}: {exc}")) from None
         self.failure_summary = None
         return built
 

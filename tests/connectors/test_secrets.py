@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import inspect
 import json
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -41,6 +42,10 @@ def test_values_are_redacted_deep_inside_results_keys_and_bytes() -> None:
     r = redactor(["tok-123456"])
     value = {"tok-123456": ["x tok-123456", (b"tok-123456!", 7, None, True)]}
     assert r.value(value) == {REDACTED: [f"x {REDACTED}", (REDACTED.encode() + b"!", 7, None, True)]}
+    # A secret that JSON escapes (a quote, non-ASCII) is found inside a value too.
+    assert redactor([SECRET]).value({"k": [f"<{SECRET}>", 1.5]}) == {"k": [f"<{REDACTED}>", 1.5]}
+    clean = {"k": ["nothing here", datetime(2026, 1, 1)]}
+    assert r.value(clean) == clean
 
 
 def test_configured_secrets_follow_the_naming_rules(monkeypatch: pytest.MonkeyPatch) -> None:
