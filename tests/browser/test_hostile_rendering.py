@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import UI, Lab, notebook
+from tests.browser.conftest import ARTIFACTS, UI, Lab, notebook
 from tests.browser.test_lab import open_panel, visible_button
 from tests.kernel.kernel_harness import calls, write_notebook_dir
 from tests.security.test_security_rendering import HOSTILE_MODULE, HOSTILE_TOML
@@ -68,8 +68,11 @@ def test_a_hostile_program_runs_nothing_in_the_page(ui: UI, lab: Lab) -> None:
     journal = cells.nth(PAUSED_CELL + 1).locator(".jp-Cell-outputArea")
     journal.get_by_text(re.compile("Execution .*: paused")).wait_for()
     assert page.evaluate("window.__pwned") is None, "hostile text ran as script"
-    assert "onerror" in journal.inner_text(), "the journal shows the hostile code as text"
-    assert "onerror" in paused.inner_text(), "the card shows the hostile arguments as text"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for i in (PAUSED_CELL, PAUSED_CELL + 1, LAST_HOSTILE - 1):  # the card, the journal, a table (for review)
+        cells.nth(i).screenshot(path=str(ARTIFACTS / f"hostile-cell-{i}.png"))
+    assert "onerror" in (journal.text_content() or ""), "the journal shows the hostile code as text"
+    assert "onerror" in (paused.text_content() or ""), "the card shows the hostile arguments as text"
 
     # The panel: the pending action, the execution's code and journal, the snippet, the connector.
     panel = open_panel(page)
@@ -111,6 +114,7 @@ def test_a_hostile_program_runs_nothing_in_the_page(ui: UI, lab: Lab) -> None:
     }""", CONTROL_CELL)
     assert live == [], f"hostile text became live elements: {live}"
     assert calls(folder, "add_note") == 0, "nobody approved, so the action did not run"
+    cells.nth(PAUSED_CELL).scroll_into_view_if_needed()
     assert visible_button(paused, "Approve").is_enabled()
     panel.locator(".jp-CodeModePanel-tab[data-tab='executions']").click()
     assert panel.locator(".jp-CodeModePanel-execution[data-status='paused']").count() == 1
