@@ -14,6 +14,7 @@ every value escaped, and the text is still shown (as text).
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from typing import Any
 
 import pytest
 
+import codemode_kernel
 from tests.kernel.kernel_harness import Kernel, Run, calls, write_notebook_dir
 
 # Each line attacks one renderer: a Markdown fence break, HTML that runs script, a close tag
@@ -276,3 +278,59 @@ def test_inspect_and_completion_replies_are_inert(hostile_kernel: Kernel, scene:
     for code in ("hostile.", "%describe hostile.", "no"):
         reply = k.shell_reply(k.kc.complete(code, len(code)))["content"]
         assert no_markup_keys(f"complete {code}", reply) == []
+
+
+# ---------------------------------------------------------------------------------------
+# One home: the guards above hold for new views too only if nobody writes HTML elsewhere
+
+PACKAGE = Path(codemode_kernel.__file__).parent
+LAB_SOURCES = PACKAGE.parent / "labextension" / "src"
+MARKUP_HOME = PACKAGE / "kernel" / "markup.py"
+TAG = re.compile(r"</?(a|b|i|p|br|div|span|pre|code|table|thead|tbody|tr|td|th|caption|em|strong|img|script|style|"
+                 r"iframe|svg|math|object|embed|form|input|button|link|meta|details|summary)\b", re.I)
+
+
+def _strings(tree: ast.AST) -> list[str]:
+    """String constants of a module, without its docstrings (they may name tags in prose)."""
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs]
+
+
+def test_html_is_built_only_in_the_markup_module() -> None:
+    """It is an error if a module other than kernel/markup.py writes HTML tags, escapes HTML or emits Markdown."""
+    problems = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "labextension" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for value in _strings(tree):
+            if value in ("text/markdown", "text/latex"):
+                problems.append(f"{path.name}: emits {value}")
+            if path != MARKUP_HOME and value == "text/html":
+                problems.append(f"{path.name}: builds a text/html entry (use markup.bundle)")
+            if path != MARKUP_HOME and path.parent.name == "kernel" and TAG.search(value):
+                problems.append(f"{path.name}: writes the tag in {value[:40]!r} (use markup.element)")
+        imports = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        imports += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        if path != MARKUP_HOME and "html" in imports:
+            problems.append(f"{path.name}: imports html (escaping belongs to markup.py)")
+    assert problems == []
+
+
+# The browser APIs and React props that turn text into live HTML, and the JupyterLab
+# renderers that do (trusted Markdown and HTML are rendered unsanitized).
+LIVE_SINKS = ("innerHTML", "outerHTML", "insertAdjacentHTML", "dangerouslySetInnerHTML", "document.write",
+              "javascript:", "eval(", "new Function", "srcdoc", "rendermime", "RenderMime", "renderMarkdown",
+              "renderHTML", "trusted", "sanitizer")
+
+
+def test_the_panel_never_turns_text_into_html() -> None:
+    """It is an error if the lab extension's sources use an API that renders text as HTML or Markdown."""
+    sources = sorted([*LAB_SOURCES.glob("*.ts"), *LAB_SOURCES.glob("*.tsx")])
+    assert sources, f"no lab extension sources in {LAB_SOURCES}"
+    found = [f"{path.name}: {sink}" for path in sources for sink in LIVE_SINKS
+             if sink in path.read_text(encoding="utf-8")]
+    assert found == []
