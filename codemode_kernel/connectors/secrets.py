@@ -16,10 +16,10 @@ body quoting ``Authorization: Bearer …`` reached sandbox code and the journal 
 Which configured values count as secret (:func:`config_secrets`): every ``${VAR}``
 expansion; the value of a header, env entry or query parameter whose name looks like a
 credential (``Authorization``, ``*TOKEN*``, ``*KEY*``, ``*SECRET*``, ``*PASS*``, ...), and the
-credential part of ``Bearer <token>``; a URL's password; a command-line value after such a
-flag (``--password p@ss``, ``--token=x``). Values shorter than :data:`MIN_SECRET_CHARS` are
-not redacted: replacing every ``ab`` in every result would garble the output without
-protecting a credential that short.
+credential part of ``Bearer <token>``; a URL's password (also inside a header or env value);
+a command-line value after such a flag (``--password p@ss``, ``--token=x``). Values shorter
+than :data:`MIN_SECRET_CHARS` are not redacted: replacing every ``ab`` in every result would
+garble the output without protecting a credential that short.
 
 Rejected: redacting in the runtime's pass handler with a process-wide list of secrets (a
 connector knows when its credential rotates, since it reads the environment at request time,
@@ -209,7 +209,7 @@ def _expanded(text: str, env: Mapping[str, str]) -> str:
 
 
 def _credential_values(name: str, value: str, env: Mapping[str, str]) -> list[str]:
-    out = env_values(value, env)
+    out = url_secrets(value, env) if "://" in value else env_values(value, env)  # DATABASE_URL=postgres://u:pw@…
     if looks_secret(name):
         full = _expanded(value, env)
         out.append(full)

@@ -53,11 +53,12 @@ def test_configured_secrets_follow_the_naming_rules(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("FROM_ENV", "env-value-1")
     found = config_secrets(
         headers={"Authorization": "Bearer literal-token", "X-Api-Version": "2022-11-28", "X-Trace": "${FROM_ENV}"},
-        env={"GITHUB_TOKEN": "ghp-abcdef", "LOG_LEVEL": "debug", "MISSING": "${NOT_SET_ANYWHERE}"},
+        env={"GITHUB_TOKEN": "ghp-abcdef", "LOG_LEVEL": "debug", "MISSING": "${NOT_SET_ANYWHERE}",
+             "DATABASE_URL": "postgres://app:db-pass-1@localhost/app"},
         urls=["https://me:url-pass-1@example.org/x?api_key=query-key-1&page=2", None],
         args=["--password", "p@ss-1", "--token=flag-tok-1", "--port", "8080", "-v"])
     assert set(found) == {"Bearer literal-token", "literal-token", "env-value-1", "ghp-abcdef", "url-pass-1",
-                          "query-key-1", "p@ss-1", "flag-tok-1"}
+                          "query-key-1", "p@ss-1", "flag-tok-1", "db-pass-1"}
 
 
 def test_http_auth_knows_its_secret_and_the_basic_header_form(monkeypatch: pytest.MonkeyPatch) -> None:
