@@ -103,6 +103,12 @@ class Snippet:
 
 @dataclass(frozen=True)
 class SearchResult:
+    """One ranked method or snippet: enough to decide (and often to call) without a describe.
+
+    ``description`` is the one-line summary (``describe(path)`` has the whole text);
+    ``required`` names the arguments a call must pass (for a snippet, the keys of its input).
+    """
+
     path: str
     connector: str
     method: str
@@ -110,6 +116,7 @@ class SearchResult:
     requires_approval: bool
     kind: Literal["method", "snippet"]
     score: float
+    required: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -117,6 +124,8 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class SearchOutput:
+    """The best ``results`` (at most the ``limit`` asked), how many matched in all, and whether more exist."""
+
     results: list[SearchResult]
     total: int
     truncated: bool
@@ -127,14 +136,32 @@ class SearchOutput:
 
 @dataclass(frozen=True)
 class DescribeOutput:
+    """Python declarations for one connector, method or snippet, or why there is none.
+
+    ``kind="not_found"`` answers an unknown target as data: ``error`` says so and
+    ``suggestions`` lists the nearest paths. A connector's listing is paged (``page`` of
+    ``pages``); ``truncated`` is true when the declarations were shortened to fit the cap
+    (the text says what was left out and how to see it). Fields that do not apply are left
+    out of :meth:`to_dict`.
+    """
+
     path: str
     description: str
     requires_approval: bool
     types: str
-    kind: Literal["connector", "method", "snippet"]
+    kind: Literal["connector", "method", "snippet", "not_found"]
+    suggestions: list[str] = field(default_factory=list)
+    error: str | None = None
+    page: int | None = None
+    pages: int | None = None
+    truncated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        for key in ("suggestions", "error", "page", "pages", "truncated"):
+            if not data[key]:
+                del data[key]
+        return data
 
 
 def _encoded(data: dict[str, Any]) -> dict[str, Any]:

