@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -43,12 +42,12 @@ from typing import Any, TextIO
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from codemode_kernel import codec
-from codemode_kernel.config import default_store_url, load_config
+from codemode_kernel.building import runtime_for_folder
 from codemode_kernel.connectors.toolset import ToolSetConnector
 from codemode_kernel.errors import CodemodeError
-from codemode_kernel.executor.base import Executor
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState
 from codemode_kernel.runtime import CodemodeRuntime
+from codemode_kernel.selection import resolve_execution
 from codemode_kernel.terminal import ProgramOutput, TerminalFormatter, quoted_block, terminal_json, terminal_text
 
 
@@ -83,20 +82,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("demo", help="guided terminal demo (approvals, replay, rollback)")
     sub.add_parser("mcp", help="serve the runtime over MCP on stdio (one tool: codemode)")
     return parser
-
-
-def runtime_from_config(folder: Path, store: str | None) -> tuple[CodemodeRuntime, list[str]]:
-    """Build the runtime the kernel would build for a notebook in ``folder``; also return config problems."""
-    config = load_config(folder)
-    executor: Executor | None = None
-    if config.executor.kind == "inprocess":
-        from codemode_kernel.executor.inprocess import InProcessExecutor
-
-        executor = InProcessExecutor()
-    url = store or os.environ.get("CODEMODE_STORE", "").strip() or config.store_url or default_store_url(None, folder)
-    rt = CodemodeRuntime(list(config.connectors), store=url, executor=executor, name=config.runtime_name,
-                         max_executions=config.max_executions)
-    return rt, [str(p) for p in config.problems]
 
 
 class Console:
@@ -148,15 +133,6 @@ class Console:
             self.text("  error: " + quoted_block(state.error))
 
 
-async def _resolve(rt: CodemodeRuntime, ident: str) -> str:
-    if ident != "last":
-        return ident
-    latest = await rt.executions(limit=1)
-    if not latest:
-        raise CodemodeError("there are no executions yet")
-    return latest[0].id
-
-
 async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
                     ask: Callable[[str], str]) -> int:
     printed = ProgramOutput(console.out)
@@ -184,8 +160,9 @@ async def _command(args: argparse.Namespace, console: Console, ask: Callable[[st
     if args.command == "demo":
         return await demo(console, ask)
     folder = (args.dir or Path.cwd()).resolve()
-    rt, problems = runtime_from_config(folder, args.store)
-    for p in problems:
+    built = runtime_for_folder(folder, store=args.store)
+    rt = built.runtime
+    for p in built.problems:
         sys.stderr.write(f"configuration: {quoted_block(p)}\n")
     if args.command == "mcp":
         from codemode_kernel.serve import serve_stdio
@@ -206,7 +183,7 @@ async def _command(args: argparse.Namespace, console: Console, ask: Callable[[st
                 console.text(f"{s.id}  {s.status:<11} {len(s.log):>3} calls  {first}")
             return 0
         if cmd == "show":
-            state = await rt.execution(await _resolve(rt, args.id))
+            state = await rt.execution(await resolve_execution(rt, args.id, "show"))
             if state is None:
                 raise CodemodeError(f"no execution {args.id!r}")  # escaped where it is printed, in main()
             console.journal(state)
@@ -215,15 +192,15 @@ async def _command(args: argparse.Namespace, console: Console, ask: Callable[[st
             console.data([p.to_dict() for p in await rt.pending()])
             return 0
         if cmd == "approve":
-            out = await rt.approve(await _resolve(rt, args.id))
+            out = await rt.approve(await resolve_execution(rt, args.id, "approve"))
             console.outcome(out)
             return 0 if out["status"] != "error" else 1
         if cmd == "reject":
-            ok = await rt.reject(await _resolve(rt, args.id), args.seq)
+            ok = await rt.reject(await resolve_execution(rt, args.id, "reject"), args.seq)
             console.text("rejected" if ok else "not rejected: the execution is not paused at that call")
             return 0 if ok else 1
         if cmd == "rollback":
-            eid = await _resolve(rt, args.id)
+            eid = await resolve_execution(rt, args.id, "rollback")
             await rt.rollback(eid)
             state = await rt.execution(eid)
             console.text(f"{terminal_text(eid, multiline=False)}: {state.status if state else 'deleted'}")
@@ -242,7 +219,7 @@ async def _command(args: argparse.Namespace, console: Console, ask: Callable[[st
             console.data([s.to_dict() for s in await rt.snippets()])
             return 0
         if cmd == "save-snippet":
-            saved = await rt.save_snippet(args.name, execution_id=await _resolve(rt, args.id),
+            saved = await rt.save_snippet(args.name, execution_id=await resolve_execution(rt, args.id, "snippet"),
                                           description=args.description)
             console.data(saved.to_dict())
             return 0

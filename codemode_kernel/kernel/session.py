@@ -25,14 +25,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from codemode_kernel import codec
+from codemode_kernel.building import build_runtime, choose_store_url
 from codemode_kernel.config import CodemodeConfig, ConfigProblem, default_store_url, load_config, notebook_path
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.errors import CodemodeError, ConfigurationError, InvalidStateError, UnknownExecutionError
-from codemode_kernel.kernel.builder import build_runtime
 from codemode_kernel.kernel.display import error_parts, error_traceback, pending_summary, result_bundle
 from codemode_kernel.kernel.output import NullSink, ReplayFilter, Sink, Tee
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet
+from codemode_kernel.selection import resolve_execution
 
 if TYPE_CHECKING:
     from codemode_kernel.runtime import CodemodeRuntime
@@ -42,7 +43,6 @@ log = logging.getLogger(__name__)
 Notify = Callable[[str, "str | None"], None]
 
 MAX_RECORDS = 500
-_ID_PREFIX_MIN = 6
 
 
 @dataclass(frozen=True)
@@ -114,8 +114,7 @@ class NotebookSession:
     @property
     def store_url(self) -> str:
         """``CODEMODE_STORE``, else ``[store] url``, else a SQLite file beside the notebook."""
-        return (self.env.get("CODEMODE_STORE", "").strip() or self.config.store_url
-                or default_store_url(self.notebook, self.cwd))
+        return choose_store_url(self.config, notebook=self.notebook, cwd=self.cwd, env=self.env)
 
     @property
     def needs_rebuild(self) -> bool:
@@ -135,8 +134,8 @@ class NotebookSession:
         return self._runtime
 
     def _build_runtime(self) -> CodemodeRuntime:
-        built = build_runtime(self.config, self.host_connectors, self.store_url,
-                              default_store_url(self.notebook, self.cwd))
+        built = build_runtime(self.config, store_url=self.store_url, host_connectors=self.host_connectors,
+                              fallback_store_url=default_store_url(self.notebook, self.cwd))
         self.runtime_problems = list(built.problems)
         self.unreported += built.problems
         return built.runtime
@@ -548,31 +547,8 @@ class NotebookSession:
     # -- ids ------------------------------------------------------------------------------
 
     async def resolve(self, token: str, purpose: str) -> str:
-        """An execution id from ``last``, a full id, or a unique id prefix.
-
-        ``last`` means the newest paused execution for approve/reject, the newest finished one
-        for rollback, the newest completed one for snippets, and the newest one otherwise.
-        """
-        token = token.strip()
-        wanted = {"approve": ("paused",), "reject": ("paused",), "rollback": ("completed", "error", "rejected"),
-                  "snippet": ("completed", "rolled_back")}.get(purpose)
-        executions = await self.runtime.executions(limit=1000)
-        if token == "last":
-            for state in executions:
-                if wanted is None or state.status in wanted:
-                    return state.id
-            what = " or ".join(wanted) if wanted else "recorded"
-            raise CodemodeError(f"There is no {what} execution to {purpose}. %executions lists the executions "
-                                "with their status.")
-        if any(s.id == token for s in executions) or len(token) >= 26:
-            return token
-        if len(token) >= _ID_PREFIX_MIN:
-            matches = [s.id for s in executions if s.id.startswith(token.upper())]
-            if len(matches) == 1:
-                return matches[0]
-            if len(matches) > 1:
-                raise CodemodeError(f"{token!r} matches {len(matches)} executions; give more characters of the id.")
-        raise UnknownExecutionError(token, self.runtime.name)
+        """An execution id from ``last``, a full id, or a unique id prefix (:mod:`codemode_kernel.selection`)."""
+        return await resolve_execution(self.runtime, token, purpose)
 
 
 def _refusal(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

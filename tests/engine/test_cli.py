@@ -66,6 +66,8 @@ def test_commands_over_the_store(project: Path, capsys: pytest.CaptureFixture[st
     assert "#0   applied   pass 1  tasks.list_tasks({})" in shown
     assert "#1   applied   pass 2  tasks.add_task" in shown
     assert main(["--dir", str(project), "approve", "last"]) == 1
+    assert "There is no paused execution to approve" in capsys.readouterr().err
+    assert main(["--dir", str(project), "approve", pending[0]["execution_id"]]) == 1
     assert "needs an execution that is 'paused'" in capsys.readouterr().out
     assert main(["--dir", str(project), "rollback", "nope"]) == 1
     assert "No execution 'nope'" in capsys.readouterr().err

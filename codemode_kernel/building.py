@@ -1,0 +1,112 @@
+"""Building a runtime from configuration: the one recipe every front door uses (issue 11).
+
+The kernel, the ``codemode`` command and ``codemode mcp`` all turn a ``codemode.toml`` into a
+:class:`~codemode_kernel.runtime.CodemodeRuntime` here, so they agree on:
+
+- **the store**: an explicit override (``--store``), else ``CODEMODE_STORE``, else
+  ``[store] url``, else a SQLite file beside the notebook (or named after the folder);
+- **the executor and its limits** (``[executor]``);
+- **the connectors**, with hand-connected ones (``%%host`` ``connect()``) replacing configured
+  ones of the same name;
+- **the connector hints** shown to models beside each connector's name;
+- **fallbacks**: a front door must start whatever the configuration says. Connectors that
+  cannot be used together, a store that cannot be opened or executor settings that are
+  wrong each become a problem text (for the person running it) and a working fallback.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from codemode_kernel.config import CodemodeConfig, ExecutorSettings, default_store_url, load_config
+from codemode_kernel.connectors.base import Connector
+from codemode_kernel.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from codemode_kernel.executor.base import Executor
+    from codemode_kernel.runtime import CodemodeRuntime
+
+log = logging.getLogger(__name__)
+
+STORE_ENV = "CODEMODE_STORE"
+
+
+@dataclass
+class Built:
+    """A runtime and what had to give way to build it."""
+
+    runtime: CodemodeRuntime
+    problems: list[str] = field(default_factory=list)
+
+
+def choose_store_url(config: CodemodeConfig, *, notebook: Path | None, cwd: Path,
+                     env: Mapping[str, str] | None = None, override: str | None = None) -> str:
+    """The journal's URL: ``override``, else ``CODEMODE_STORE``, else ``[store] url``, else beside the notebook."""
+    env = os.environ if env is None else env
+    return ((override or "").strip() or env.get(STORE_ENV, "").strip() or config.store_url
+            or default_store_url(notebook, cwd))
+
+
+def build_runtime(config: CodemodeConfig, *, store_url: str, fallback_store_url: str,
+                  host_connectors: Mapping[str, Connector] | None = None) -> Built:
+    """The runtime for ``config`` plus connectors connected by hand (which replace configured ones)."""
+    from codemode_kernel.runtime import CodemodeRuntime
+
+    problems: list[str] = []
+    connectors: dict[str, Connector] = {c.name: c for c in config.connectors}
+    connectors.update(host_connectors or {})
+    executor = build_executor(config.executor, config.label, problems)
+    def make(members: list[Connector], url: str) -> CodemodeRuntime:
+        return CodemodeRuntime(members, store=url, executor=executor, name=config.runtime_name,
+                               max_executions=config.max_executions, connector_hints=config.hints)
+
+    try:
+        runtime = make(list(connectors.values()), store_url)
+    except ConfigurationError as exc:
+        problems.append(f"The connectors could not be used together: {exc}. Running without connectors; fix "
+                        "the configuration (then %reload in a notebook).")
+        runtime = make([], store_url)
+    except Exception as exc:  # a bad store URL must not keep the front door from starting
+        problems.append(f"The store {store_url!r} cannot be opened ({type(exc).__name__}: {exc}). Using "
+                        f"{fallback_store_url} instead; fix [store] url or {STORE_ENV} "
+                        "(then %reload in a notebook).")
+        runtime = make(list(connectors.values()), fallback_store_url)
+    for text in problems:
+        log.warning("Code Mode: %s", text)
+    return Built(runtime, problems)
+
+
+def build_executor(settings: ExecutorSettings, label: str, problems: list[str]) -> Executor | None:
+    """The executor ``[executor]`` asks for; ``None`` means the runtime's default (isolated)."""
+    try:
+        if settings.kind == "inprocess":
+            from codemode_kernel.executor.inprocess import InProcessExecutor, InProcessLimits
+
+            return InProcessExecutor(InProcessLimits(**settings.limits))
+        if settings.limits or settings.warm is not None:
+            from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
+
+            limits = Limits(**settings.limits)
+            if settings.warm is None:
+                return SubprocessExecutor(limits)
+            return SubprocessExecutor(limits, warm=settings.warm)
+    except (TypeError, ValueError, ConfigurationError) as exc:
+        problems.append(f"{label}: [executor] {exc}. Using the default executor and limits.")
+    return None
+
+
+def runtime_for_folder(folder: Path, *, store: str | None = None, env: Mapping[str, str] | None = None) -> Built:
+    """What the kernel would build for a notebook in ``folder`` (the CLI's and ``codemode mcp``'s runtime).
+
+    Configuration problems come first in ``problems``, then what had to give way.
+    """
+    config = load_config(folder, env=env)
+    url = choose_store_url(config, notebook=None, cwd=folder, env=env, override=store)
+    built = build_runtime(config, store_url=url, fallback_store_url=default_store_url(None, folder))
+    built.problems[:0] = [str(p) for p in config.problems]
+    return built
