@@ -133,6 +133,15 @@ function Described(props: {
   if (described.output === null) {
     return <div className="jp-CodeModePanel-placeholder">Loading…</div>;
   }
+  if (described.output.kind === 'not_found') {
+    const near = described.output.suggestions ?? [];
+    return (
+      <div className="jp-CodeModePanel-errorText">
+        {described.output.error ?? `${props.target} not found`}
+        {near.length > 0 ? ` Nearest: ${near.join(', ')}` : ''}
+      </div>
+    );
+  }
   return (
     <pre className="jp-CodeModePanel-code jp-CodeModePanel-types">
       {described.output.types}

@@ -167,6 +167,8 @@ export interface ISearchResult {
   requires_approval: boolean;
   kind: 'method' | 'snippet';
   score: number;
+  /** The arguments a call must pass (a snippet's input keys). */
+  required: string[];
 }
 
 export interface ISearchOutput {
@@ -180,7 +182,16 @@ export interface IDescribeOutput {
   description: string;
   requires_approval: boolean;
   types: string;
-  kind: 'connector' | 'method' | 'snippet';
+  kind: 'connector' | 'method' | 'snippet' | 'not_found';
+  /** Nearest paths, when ``kind`` is ``not_found``. */
+  suggestions?: string[];
+  /** Why nothing was found (``kind`` ``not_found``). */
+  error?: string;
+  /** A connector's method listing is paged: this page of ``pages``. */
+  page?: number;
+  pages?: number;
+  /** The declarations were shortened to fit the size cap (the text says how to see the rest). */
+  truncated?: boolean;
 }
 
 export interface IFullValue extends IValue {
