@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import stat
+import uuid
 from pathlib import Path
 
 import pytest
@@ -37,18 +39,12 @@ async def test_in_memory_url_works() -> None:
         assert (await rt.approve(paused["execution_id"]))["status"] == "completed"
 
 
-async def test_postgresql_store() -> None:
-    """The journal works on PostgreSQL: pause, approve once across two runtimes, rollback."""
-    url = os.environ.get("CODEMODE_TEST_POSTGRES_URL")
-    if not url:
-        pytest.skip("CODEMODE_TEST_POSTGRES_URL is not set (make test starts PostgreSQL and sets it)")
-    import asyncio
-    import uuid
-
-    name = f"pg-{uuid.uuid4().hex[:8]}"
+async def test_shared_store_approves_once_across_two_runtimes(db_url: str) -> None:
+    """On either store: pause, approve once across two runtimes racing, rollback from the other."""
+    name = f"shared-{uuid.uuid4().hex[:8]}"
     shop = Shop()
-    a = CodemodeRuntime([shop], store=url, executor=InProcessExecutor(), name=name)
-    b = CodemodeRuntime([shop], store=url, executor=InProcessExecutor(), name=name)
+    a = CodemodeRuntime([shop], store=db_url, executor=InProcessExecutor(), name=name)
+    b = CodemodeRuntime([shop], store=db_url, executor=InProcessExecutor(), name=name)
     try:
         paused = await a.execute("shop.list_items()\nshop.create_item(title='pg')")
         outs = await asyncio.gather(a.approve(paused["execution_id"]), b.approve(paused["execution_id"]))

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-from pathlib import Path
+from typing import Any
 
 import pytest
 
 from codemode_kernel import ExecutionContext
-from tests.conftest import RuntimeFactory
+from tests.conftest import RuntimeFactory, StoreSql
 from tests.support import Shop
 
 pytestmark = pytest.mark.anyio
@@ -150,15 +149,14 @@ async def test_reject_with_wrong_seq_is_refused(make_runtime: RuntimeFactory) ->
 
 
 async def test_executing_mark_is_committed_before_the_connector_runs(
-        make_runtime: RuntimeFactory, db_path: Path) -> None:
+        make_runtime: RuntimeFactory, store_sql: StoreSql) -> None:
     """While a connector runs, its journal entry is already durably 'executing' (seen from another connection)."""
     shop = Shop()
-    seen: list[tuple[int, str]] = []
+    seen: list[tuple[Any, ...]] = []
 
     def look(method: str, ctx: ExecutionContext) -> None:
-        with sqlite3.connect(db_path) as db:
-            seen.extend(db.execute("SELECT seq, state FROM codemode_entries WHERE execution_id = ?",
-                                   (ctx.execution_id,)).fetchall())
+        seen.extend(store_sql("SELECT seq, state FROM codemode_entries WHERE execution_id = :eid",
+                              eid=ctx.execution_id))
 
     shop.on_call = look
     rt = make_runtime([shop])

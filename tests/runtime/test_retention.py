@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import RuntimeFactory
+from tests.conftest import RuntimeFactory, StoreSql
 from tests.support import Shop
 
 pytestmark = pytest.mark.anyio
@@ -26,13 +24,14 @@ async def test_expire_paused_rejects_only_stale(make_runtime: RuntimeFactory) ->
     assert (await rt.approve(eid))["refused"] is True
 
 
-async def test_stale_running_becomes_error_and_is_never_revived(make_runtime: RuntimeFactory, db_path: Path) -> None:
+async def test_stale_running_becomes_error_and_is_never_revived(make_runtime: RuntimeFactory,
+                                                               store_sql: StoreSql) -> None:
     """A running execution left by a crashed host is marked error by expiry; approval cannot revive it."""
     shop = Shop()
     rt = make_runtime([shop])
     eid = (await rt.execute("shop.create_item(title='x')"))["execution_id"]
-    with sqlite3.connect(db_path) as db:  # what a host crash mid-pass leaves behind
-        db.execute("UPDATE codemode_executions SET status='running' WHERE id=?", (eid,))
+    # what a host crash mid-pass leaves behind
+    store_sql("UPDATE codemode_executions SET status='running' WHERE id = :eid", eid=eid)
     assert (await rt.approve(eid))["refused"] is True
     assert await rt.expire_paused(max_age=timedelta(0)) == [eid]
     state = await rt.execution(eid)
