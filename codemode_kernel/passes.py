@@ -164,8 +164,8 @@ class PassHandler:
         catalog: Catalog,
         state: PassState,
         validator: ArgumentValidator,
-        search: Callable[[str], Any],
-        describe: Callable[[str], Any],
+        search: Callable[..., Any],
+        describe: Callable[..., Any],
         snippet: Callable[[str, Any], Reply],
     ) -> None:
         self.store = store
@@ -194,10 +194,15 @@ class PassHandler:
             if op == "step_done":
                 return self._step_done(message)
             if op == "search":
-                return {"value": codec.encode(self._search(str(message.get("query", ""))))}
-            if op == "describe":
+                options = {k: message[k] for k in ("limit", "connector") if message.get(k) is not None}
                 try:
-                    return {"value": codec.encode(self._describe(str(message.get("target", ""))))}
+                    return {"value": codec.encode(self._search(str(message.get("query", "")), **options))}
+                except ValueError as exc:
+                    return {"raise": {"type": "ValueError", "message": str(exc)}}
+            if op == "describe":
+                options = {k: message[k] for k in ("page", "full") if message.get(k) is not None}
+                try:
+                    return {"value": codec.encode(self._describe(str(message.get("target", "")), **options))}
                 except LookupError as exc:
                     return {"raise": {"type": "LookupError", "message": str(exc.args[0] if exc.args else exc)}}
             if op == "snippet":

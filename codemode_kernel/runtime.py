@@ -27,7 +27,7 @@ from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, check_connector_names
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.unavailable import unavailable_note
-from codemode_kernel.discovery.describe import describe_connector, describe_method, describe_snippet
+from codemode_kernel.discovery.describe import describe_snippet, describe_target, not_found_message
 from codemode_kernel.discovery.results import build_index, clamp_limit, index_keys, search_output, unknown_connector
 from codemode_kernel.discovery.search import SearchIndex
 from codemode_kernel.errors import (
@@ -253,8 +253,8 @@ class CodemodeRuntime:
         state = PassState(execution_id, pass_number, journal, approved_seq=approved_seq, local_plan=len(plan))
         handler = PassHandler(
             store=self.store, conn=conn, runtime_name=self.name, catalog=catalog, state=state,
-            validator=self._validator, search=lambda q: self._search(catalog, conn, q).to_dict(),
-            describe=lambda t: self._describe(catalog, conn, t).to_dict(),
+            validator=self._validator, search=lambda q, **o: self._search(catalog, conn, q, **o).to_dict(),
+            describe=lambda t, **o: self._describe(catalog, conn, t, **o).to_dict(),
             snippet=lambda n, i: self._snippet_request(catalog, conn, n, i),
         )
         self._active.add(execution_id)
@@ -549,14 +549,14 @@ class CodemodeRuntime:
         raises ``ValueError`` naming the configured ones.
         """
         catalog = await self.catalog()
-        problem = unknown_connector(catalog, connector) if connector is not None else None
-        if problem:
-            raise ValueError(problem)
         with self.store.session() as conn:
-            return self._search(catalog, conn, query, limit=clamp_limit(limit), connector=connector)
+            return self._search(catalog, conn, query, limit=limit, connector=connector)
 
     def _search(self, catalog: Catalog, conn: StoreConnection, query: str, *, limit: int | None = None,
                 connector: str | None = None) -> SearchOutput:
+        problem = unknown_connector(catalog, connector) if connector is not None else None
+        if problem:
+            raise ValueError(problem)
         snips = {s.name: s for s in self.store.list_snippets(conn, self.name)}
         keys = _keys(catalog, snips)
         if self._index is None or self._index_keys != keys:
@@ -564,28 +564,37 @@ class CodemodeRuntime:
             self._index_keys = keys
         return search_output(self._index, catalog, snips, query, limit=clamp_limit(limit), connector=connector)
 
-    async def describe(self, target: str) -> DescribeOutput:
-        """Python declarations for ``connector``, ``connector.method`` or a snippet name."""
+    async def describe(self, target: str, *, page: int = 1, full: bool = False) -> DescribeOutput:
+        """Python declarations for a connector, ``connector.method``, ``connector.method.arg``, a snippet
+        or a bare method name.
+
+        Compact by default (``full=True`` adds every nested type and the whole description);
+        a connector's methods are listed ``page`` by page. An unknown target raises
+        ``LookupError`` with the nearest names (inside the sandbox it is answered as data).
+        """
         catalog = await self.catalog()
         with self.store.session() as conn:
-            return self._describe(catalog, conn, target)
+            out = self._describe(catalog, conn, target, page=page, full=full)
+        if out.kind == "not_found":
+            tail = not_found_message(target, out.suggestions, catalog)
+            raise LookupError(f"nothing named {target.strip()!r}: {tail}")
+        return out
 
-    def _describe(self, catalog: Catalog, conn: StoreConnection, target: str) -> DescribeOutput:
-        target = target.strip()
-        if target in catalog.methods:
-            return describe_connector(catalog, target)
-        if "." in target:
-            connector, method = target.split(".", 1)
-            m = catalog.get(connector, method)
-            if m is not None:
-                return describe_method(m)
-        snippet = self.store.get_snippet(conn, self.name, target.removeprefix("snippet:"))
-        if snippet is not None:
-            return describe_snippet(snippet.name, snippet.description, snippet.code,
-                                    json.loads(snippet.input_schema) if snippet.input_schema else None,
-                                    snippet.connectors)
-        raise LookupError(f"nothing named {target!r}: describe a connector ({', '.join(sorted(catalog.methods))}), "
-                          "a method ('connector.method') or a snippet; use codemode.search(...) to find names")
+    def _describe(self, catalog: Catalog, conn: StoreConnection, target: str, *, page: int = 1,
+                  full: bool = False) -> DescribeOutput:
+        def snippet(name: str) -> DescribeOutput | None:
+            row = self.store.get_snippet(conn, self.name, name)
+            if row is None:
+                return None
+            return describe_snippet(row.name, row.description, row.code,
+                                    json.loads(row.input_schema) if row.input_schema else None, row.connectors)
+
+        def rank(words: str) -> list[str]:
+            return [r.path for r in self._search(catalog, conn, words, limit=3).results if r.kind == "method"]
+
+        return describe_target(catalog, str(target), snippet=snippet, rank=rank,
+                               page=page if isinstance(page, int) and not isinstance(page, bool) else 1,
+                               full=full is True)
 
     # -- the model-facing tool ----------------------------------------------------------------
 

@@ -1,37 +1,273 @@
-"""Targeted Python declarations for a connector, a method or a snippet."""
+"""Targeted Python declarations for a connector, a method, one argument, a result or a snippet.
+
+What a model reads costs tokens, so the default is compact and everything has a hard cap:
+
+- ``describe("github.pulls_create")``: the keyword signature with the direct input type
+  (required arguments documented in one short line each; nested objects typed
+  ``dict[str, Any]`` and named for drill-down), the one-line summary and the approval note;
+- ``describe("github.pulls_create.head_repo")`` / ``describe("github.pulls_create.return")``:
+  the full declarations of one argument's type or of the result;
+- ``describe("github.pulls_create", full=True)``: the whole description and every nested type;
+- ``describe("github")``: the connector's methods, one line each, ``page`` by page;
+- ``describe("pulls_create")``: a bare method name, when exactly one connector has it;
+- an unknown target is answered as data (``kind="not_found"``, ``error``, ``suggestions``).
+
+Every answer stays valid Python: when a declaration would pass its cap it is generated
+again with less detail (never cut in the middle), and a ``# note:`` says what was left out
+and how to see it.
+"""
 
 from __future__ import annotations
 
+import difflib
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from codemode_kernel.catalog import Catalog, Method
-from codemode_kernel.discovery.stubs import connector_stub, method_stub
+from codemode_kernel.discovery.schema_shapes import object_properties, required_keys
+from codemode_kernel.discovery.search import summary_line
+from codemode_kernel.discovery.stub_text import comment, docstring, is_identifier, one_line, pascal
+from codemode_kernel.discovery.stubs import method_stub, type_declarations
 from codemode_kernel.models import DescribeOutput
 
+__all__ = ["COMPACT_CAP", "DETAIL_CAP", "FULL_CAP", "PAGE_SIZE", "describe_target", "not_found_message"]
 
-def describe_method(m: Method) -> DescribeOutput:
+COMPACT_CAP = 2_500
+DETAIL_CAP = 8_000
+FULL_CAP = 20_000
+APPROVAL_NOTE = "\n\nNeeds approval: the pass pauses at this call until a person approves it."
+_FUTURE = "from __future__ import annotations\n\n"
+PAGE_SIZE = 40
+_ARG_DOC = 90
+RESULT = "return"  # a Python keyword, so never a keyword argument's name
+
+SnippetLookup = Callable[[str], DescribeOutput | None]
+Ranker = Callable[[str], Sequence[str]]
+
+
+# -- resolving a target --------------------------------------------------------------------------
+
+
+def describe_target(catalog: Catalog, target: str, *, snippet: SnippetLookup, rank: Ranker, page: int = 1,
+                    full: bool = False) -> DescribeOutput:
+    """The answer for ``target``: a connector, ``conn.method``, ``conn.method.arg``/``.return``,
+    a snippet, or a bare method name; anything else is a ``not_found`` answer with suggestions."""
+    target = target.strip()
+    if target in catalog.methods:
+        return describe_connector(catalog, target, page=page)
+    parts = target.split(".")
+    if len(parts) >= 2 and parts[0] in catalog.methods:
+        m = catalog.get(parts[0], parts[1])
+        if m is not None and len(parts) == 2:
+            return describe_method(m, full=full)
+        if m is not None and len(parts) == 3:
+            detail = describe_detail(m, parts[2])
+            if detail is not None:
+                return detail
+    found = snippet(target.removeprefix("snippet:"))
+    if found is not None:
+        return found
+    if "." not in target and target:
+        owners = [m for m in catalog.all_methods() if m.name == target]
+        if len(owners) == 1:
+            return describe_method(owners[0], full=full)
+        if owners:
+            paths = sorted(m.path for m in owners)
+            return _not_found(target, paths, catalog, f"{target!r} is a method of several connectors; "
+                                                      f"name one: {', '.join(paths)}")
+    return _not_found(target, suggest(catalog, target, rank), catalog)
+
+
+def suggest(catalog: Catalog, target: str, rank: Ranker, n: int = 5) -> list[str]:
+    """Paths close to ``target``: spelling first (``list_item`` → ``shop.list_items``), then meaning."""
+    paths = [m.path for m in catalog.all_methods()]
+    by_name: dict[str, list[str]] = {}
+    for m in catalog.all_methods():
+        by_name.setdefault(m.name, []).append(m.path)
+    out: list[str] = []
+    for close in difflib.get_close_matches(target, [*paths, *catalog.methods], n=n, cutoff=0.75):
+        out.append(close)
+    last = target.rsplit(".", 1)[-1]
+    for close in difflib.get_close_matches(last, list(by_name), n=n, cutoff=0.75):
+        out.extend(by_name[close])
+    out.extend(rank(target.replace(".", " ").replace("_", " ")))
+    return list(dict.fromkeys(out))[:n]
+
+
+def not_found_message(target: str, suggestions: Sequence[str], catalog: Catalog) -> str:
+    """Why nothing was described and what to do: the shared tail of the data and the exception."""
+    names = ", ".join(sorted(catalog.methods)) or "none configured"
+    hint = f"did you mean {', '.join(suggestions)}? " if suggestions else ""
+    return (f"{hint}describe a connector ({names}), a method ('connector.method') or a snippet; "
+            "use codemode.search('what you want') to find names")
+
+
+def _not_found(target: str, suggestions: list[str], catalog: Catalog, error: str | None = None) -> DescribeOutput:
+    message = error or f"{target!r} not found; {not_found_message(target, suggestions, catalog)}"
+    types = f"# {comment(message)}\n"
+    return DescribeOutput(path=target, description=message, requires_approval=False, types=types,
+                          kind="not_found", suggestions=suggestions, error=message)
+
+
+# -- a method ------------------------------------------------------------------------------------
+
+
+def describe_method(m: Method, *, full: bool = False) -> DescribeOutput:
     t = m.tool
-    return DescribeOutput(
-        path=m.path,
-        description=t.description,
-        requires_approval=t.requires_approval,
-        types=method_stub(m.name, description=t.description, input_schema=t.input_schema,
-                          output_schema=t.output_schema, requires_approval=t.requires_approval),
-        kind="method",
-    )
+    if full:
+        types, truncated = _full_method(m)
+    else:
+        types, truncated = _compact_method(m)
+    return DescribeOutput(path=m.path, description=summary_line(t.description), requires_approval=t.requires_approval,
+                          types=types, kind="method", truncated=truncated)
 
 
-def describe_connector(catalog: Catalog, name: str) -> DescribeOutput:
+def _full_method(m: Method) -> tuple[str, bool]:
+    t = m.tool
+    for defs, result_defs in ((60, 25), (20, 5), (5, 0), (0, 0)):
+        types = method_stub(m.name, description=t.description, input_schema=t.input_schema,
+                            output_schema=t.output_schema, requires_approval=t.requires_approval,
+                            max_definitions=defs, max_result_definitions=result_defs)
+        if len(types) <= FULL_CAP:
+            return types, (defs, result_defs) != (60, 25)
+    types, _ = _compact_method(m)
+    note = f"# note: the full declaration is longer than {FULL_CAP:,} characters; this is the compact one\n"
+    return note + types, True
+
+
+def _compact_method(m: Method) -> tuple[str, bool]:
+    t = m.tool
+    schema = t.input_schema if isinstance(t.input_schema, Mapping) else {}
+    props = object_properties(schema)
+    required = required_keys(schema)
+    nested = [k for k, sub in props.items() if _structured(sub, schema)]
+    long_text = summary_line(t.description, 10_000) != (t.description or "").strip()
+    summary = summary_line(t.description, 200) or "(no description)"
+    # Detail levels, richest first: the first that fits the cap is used. Optional arguments
+    # are named in the signature; their docs are one drill-down away (full=True).
+    summary += APPROVAL_NOTE if t.requires_approval else ""
+    levels = (("required", True), ("none", True), ("none", False))
+    for docs, keep_optional in levels:
+        shrunk = _shrink_input(m, schema, props, required, docs, keep_optional)
+        types = method_stub(m.name, description=summary, input_schema=shrunk, output_schema=_shallow(t.output_schema),
+                            root=schema, max_definitions=60, max_result_definitions=0)
+        if "class " not in types:
+            types = types.replace(_FUTURE, "", 1)  # no forward references without classes: 40 characters saved
+        omitted = docs != "required" or not keep_optional
+        more = _more_note(m, nested, bool(t.output_schema), long_text or len(required) < len(props) or omitted)
+        text = more + types
+        if len(text) <= COMPACT_CAP:
+            return text, omitted
+    # Hundreds of arguments: name the required ones, summarise the rest in a note.
+    optional = [k for k in props if k not in required]
+    head = (f"# note: {len(optional)} optional arguments are not shown ({comment(', '.join(optional))[:300]}); "
+            f"codemode.describe('{m.path}', full=True) lists them\n")
+    params = [k for k in props if k in required and is_identifier(k)]
+    signature = ", ".join(["*", *(f"{k}: Any" for k in params), "**optional: Any"]) if params else "**optional: Any"
+    body = f"def {_ident(m.name)}({signature}) -> Any:\n{docstring(summary, '    ')}    ...\n"
+    return "from __future__ import annotations\n\nfrom typing import Any\n\n\n" + head + body, True
+
+
+def _more_note(m: Method, nested: Sequence[str], has_result: bool, more_text: bool) -> str:
+    """One comment line naming the drill-downs that show what the compact form left out."""
+    hints = []
+    if nested:
+        shown = "|".join(nested[:4]) + ("|…" if len(nested) > 4 else "")
+        hints.append(f"'{m.path}.<{shown}>'")
+    if has_result:
+        hints.append(f"'{m.path}.{RESULT}'")
+    if more_text:
+        hints.append(f"'{m.path}', full=True")
+    return f"# more: codemode.describe({comment(' | '.join(hints))})\n" if hints else ""
+
+
+def _shrink_input(m: Method, schema: Mapping[str, Any], props: Mapping[str, Any], required: set[str], docs: str,
+                  keep_optional: bool) -> dict[str, Any]:
+    """The input schema with short argument docs and nested objects reduced to their kind."""
+    out: dict[str, Any] = {}
+    for key, sub in props.items():
+        if not keep_optional and key not in required:
+            continue
+        node = dict(sub) if isinstance(sub, Mapping) else {}
+        if _structured(sub, schema):
+            node = {"type": _kind(sub, schema)}
+            if isinstance(sub, Mapping) and sub.get("nullable") is True:
+                node["nullable"] = True
+        for k in ("description", "title", "format", "minimum", "maximum", "minLength", "maxLength", "pattern",
+                  "minItems", "maxItems", "uniqueItems", "examples", "example"):
+            node.pop(k, None)
+        wanted = docs == "all" or (docs == "required" and key in required)
+        text = _first_sentence(_described(sub, schema)) if wanted else ""
+        if text:
+            node["description"] = text
+        out[key] = node
+    shrunk: dict[str, Any] = {"type": "object", "properties": out, "required": sorted(required & set(out))}
+    extra = schema.get("additionalProperties")
+    if extra is not None and extra is not False:
+        shrunk["additionalProperties"] = extra if isinstance(extra, bool) else {"type": _kind(extra, schema)}
+    return shrunk
+
+
+# -- one argument or the result ------------------------------------------------------------------
+
+
+def describe_detail(m: Method, part: str) -> DescribeOutput | None:
+    """Declarations of one argument's type (``conn.method.arg``) or of the result (``.return``)."""
+    t = m.tool
+    if part == RESULT:
+        if t.output_schema is None:
+            types = f"# {comment(m.path)} returns Any: its result has no declared schema\n"
+            return DescribeOutput(path=f"{m.path}.{RESULT}", description="the result", requires_approval=False,
+                                  types=types, kind="method")
+        schema, root, name, label = t.output_schema, t.output_schema, pascal(f"{m.name} result"), "the result"
+    else:
+        props = object_properties(t.input_schema) if isinstance(t.input_schema, Mapping) else {}
+        if part not in props:
+            return None
+        schema, root, name, label = props[part], t.input_schema, pascal(f"{m.name} {part}"), f"argument {part!r}"
+    for defs in (40, 12, 3, 0):
+        body = type_declarations(schema, name, root=root, max_definitions=defs)
+        header = f"# {comment(f'{m.path}: {label} is {name}')}\n"
+        if len(header) + len(body) <= DETAIL_CAP:
+            return DescribeOutput(path=f"{m.path}.{part}", description=one_line(_described(schema, root), 200),
+                                  requires_approval=False, types=header + body, kind="method", truncated=defs != 40)
+    types = f"# {comment(f'{m.path}: {label} is a large object; it is typed as dict[str, Any] here')}\n" \
+            f"from typing import Any\n\n{name} = dict[str, Any]\n"
+    return DescribeOutput(path=f"{m.path}.{part}", description=label, requires_approval=False, types=types,
+                          kind="method", truncated=True)
+
+
+# -- a connector ---------------------------------------------------------------------------------
+
+
+def describe_connector(catalog: Catalog, name: str, *, page: int = 1) -> DescribeOutput:
+    """The connector's methods, one line each, ``PAGE_SIZE`` per page (``page`` counts from 1)."""
     c = catalog.connectors[name]
     methods = sorted(catalog.methods[name].values(), key=lambda m: m.name)
-    return DescribeOutput(
-        path=name,
-        description=c.instructions or "",
-        requires_approval=False,
-        types=connector_stub(name, c.instructions, [(m.name, m.tool.description, m.tool.requires_approval)
-                                                    for m in methods]),
-        kind="connector",
-    )
+    pages = max(1, -(-len(methods) // PAGE_SIZE))
+    page = min(max(1, page), pages)
+    chunk = methods[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
+    instructions = summary_line(c.instructions or f"The {name} connector.", 300)
+    lead = f"{len(methods)} methods"
+    if pages > 1:
+        lead += (f"; page {page} of {pages}" +
+                 (f" (codemode.describe({name!r}, page={page + 1}) for the next)" if page < pages else ""))
+    lines = [f"class {_ident(name)}:\n",
+             docstring(f"{instructions}\n\n{lead}. codemode.describe('{name}.<method>') declares one; "
+                       "codemode.search('what you want') finds one.", "    ")]
+    for m in chunk:
+        required = [k for k in sorted(required_keys(m.tool.input_schema)) if is_identifier(k)]
+        args = ", ".join(["self", *(["*", *required] if required else []), "**optional"])
+        flag = " [approval]" if m.tool.requires_approval else ""
+        summary = comment(summary_line(m.tool.description, 100) + flag)
+        lines.append(f"    def {_ident(m.name)}({args}): ...  # {summary}\n")
+    types = "".join(lines)
+    return DescribeOutput(path=name, description=instructions, requires_approval=False, types=types,
+                          kind="connector", page=page, pages=pages)
+
+
+# -- a snippet -----------------------------------------------------------------------------------
 
 
 def describe_snippet(name: str, description: str, code: str, input_schema: Any,
@@ -40,7 +276,108 @@ def describe_snippet(name: str, description: str, code: str, input_schema: Any,
     wrapped = {"type": "object", "properties": {"input": schema}, "required": ["input"]} if schema else None
     header = method_stub("run", description=f"codemode.run({name!r}, input): {description}".strip(),
                          input_schema=wrapped or {"type": "object", "properties": {}})
-    body = "\n".join("# " + line for line in code.splitlines())
     uses = f"# connectors: {', '.join(connectors) or '(none)'}\n"
+    lines = code.splitlines()
+    body = "".join(f"# {_source_line(line)}\n" if line.strip() else "#\n" for line in lines)
+    truncated = False
+    room = COMPACT_CAP * 2 - len(header) - len(uses)
+    if len(body) > room:
+        kept, size = [], 0
+        for line in body.splitlines(keepends=True):
+            if size + len(line) > room - 100:
+                break
+            kept.append(line)
+            size += len(line)
+        body = "".join(kept) + f"# note: {len(lines) - len(kept)} more source lines are not shown\n"
+        truncated = True
     return DescribeOutput(path=name, description=description, requires_approval=False,
-                          types=f"{header}\n# snippet source:\n{uses}{body}\n", kind="snippet")
+                          types=f"{header}\n# snippet source:\n{uses}{body}", kind="snippet", truncated=truncated)
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def _source_line(line: str) -> str:
+    """A line of snippet source safe in a comment, indentation kept (control characters become '?')."""
+    return "".join("?" if unicodedata.category(ch) in ("Cc", "Cs") else ch for ch in line.rstrip())
+
+
+def _ident(name: str) -> str:
+    ident = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name) or "method"
+    return ident if is_identifier(ident) else f"m_{ident}".rstrip("_") + "_"
+
+
+def _resolve(schema: Any, root: Any) -> Any:
+    for _ in range(8):
+        if not isinstance(schema, Mapping) or not isinstance(schema.get("$ref"), str):
+            return schema
+        ref = schema["$ref"]
+        if not ref.startswith("#/"):
+            return schema
+        node: Any = root
+        for token in ref[2:].split("/"):
+            token = token.replace("~1", "/").replace("~0", "~")
+            if not isinstance(node, Mapping) or token not in node:
+                return schema
+            node = node[token]
+        schema = node
+    return schema
+
+
+def _structured(schema: Any, root: Any) -> bool:
+    """Whether a value of this schema is an object with named fields (or a list of them)."""
+    s = _resolve(schema, root)
+    if not isinstance(s, Mapping):
+        return False
+    if object_properties(s):
+        return True
+    for key in ("allOf", "anyOf", "oneOf"):
+        options = s.get(key)
+        if isinstance(options, list) and any(_structured(o, root) for o in options):
+            return True
+    items = s.get("items")
+    return s.get("type") == "array" and isinstance(items, Mapping) and _structured(items, root)
+
+
+def _kind(schema: Any, root: Any) -> str:
+    s = _resolve(schema, root)
+    if isinstance(s, Mapping) and s.get("type") == "array":
+        return "array"
+    return "object"
+
+
+def _shallow(schema: Any) -> Any:
+    """A result schema reduced to its outer kind (object, list of objects, string …)."""
+    if schema is None:
+        return None
+    s = _resolve(schema, schema)
+    if not isinstance(s, Mapping):
+        return None
+    kind = s.get("type")
+    if kind == "array":
+        items = _resolve(s.get("items"), schema)
+        inner = items.get("type") if isinstance(items, Mapping) else None
+        if object_properties(items) if isinstance(items, Mapping) else False:
+            inner = "object"
+        return {"type": "array", "items": {"type": inner}} if isinstance(inner, str) else {"type": "array"}
+    if isinstance(kind, str) and kind != "object":
+        return {"type": kind}
+    return {"type": "object"}
+
+
+def _described(schema: Any, root: Any) -> str:
+    for node in (schema, _resolve(schema, root)):
+        if isinstance(node, Mapping):
+            text = node.get("description")
+            if isinstance(text, str) and text.strip():
+                return text.strip()
+    return ""
+
+
+def _first_sentence(text: str) -> str:
+    line = summary_line(text, 1_000)
+    for stop in (". ", "! ", "? "):
+        if stop in line:
+            line = line.split(stop, 1)[0] + stop.strip()
+            break
+    return one_line(line, _ARG_DOC)

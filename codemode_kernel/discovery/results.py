@@ -18,6 +18,7 @@ from codemode_kernel.models import SearchOutput, SearchResult
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
+HEADLINE = 100
 
 
 class SnippetLike(Protocol):
@@ -63,12 +64,12 @@ def search_output(index: SearchIndex, catalog: Catalog, snippets: Mapping[str, S
     for key, score in ranked:
         if key.startswith("snippet:"):
             s = snippets[key.split(":", 1)[1]]
-            results.append(SearchResult(s.name, "codemode", "run", summary_line(s.description), False, "snippet",
+            results.append(SearchResult(s.name, "codemode", "run", _headline(s.description), False, "snippet",
                                         round(score, 2), _required(_schema(s.input_schema))))
             continue
         name, method = key.split(".", 1)
         m = catalog.methods[name][method]
-        results.append(SearchResult(m.path, name, method, summary_line(m.tool.description),
+        results.append(SearchResult(m.path, name, method, _headline(m.tool.description),
                                     m.tool.requires_approval, "method", round(score, 2),
                                     _required(m.tool.input_schema)))
     return SearchOutput(results, total, total > len(results))
@@ -80,6 +81,16 @@ def unknown_connector(catalog: Catalog, connector: str) -> str | None:
         return None
     names = ", ".join(sorted(catalog.methods)) or "(none)"
     return f"connector={connector!r} is not configured; use one of: {names} (or 'codemode' for snippets)"
+
+
+def _headline(description: str) -> str:
+    """The first sentence of a description, at most ``HEADLINE`` characters: five results cost ~300 tokens."""
+    line = summary_line(description, 1_000)
+    for stop in (". ", "? ", "! "):
+        if stop in line:
+            line = line.split(stop, 1)[0] + stop.strip()
+            break
+    return line if len(line) <= HEADLINE else line[: HEADLINE - 1].rstrip() + "…"
 
 
 def _schema(raw: Any) -> Any:

@@ -57,6 +57,7 @@ NAME_PRECISION = 1.0
 CONNECTOR_LEAN = 0.3
 ACTION_MATCH = 1.3
 HINT = 1.3
+VERB_FIRST = 1.2
 
 
 @dataclass(frozen=True)
@@ -265,7 +266,7 @@ class SearchIndex:
         # The reordering below multiplies a raw score by at most ``ceiling``: walking raw
         # scores best first, the rest cannot enter the top ``limit`` once raw * ceiling is
         # below the worst kept score.
-        ceiling = (1 + NAME_PRECISION) * ACTION_MATCH * (HINT if hinted else 1.0) * (1 + CONNECTOR_LEAN)
+        ceiling = (1 + NAME_PRECISION) * VERB_FIRST * ACTION_MATCH * (HINT if hinted else 1.0) * (1 + CONNECTOR_LEAN)
         floor, span = COVERAGE_FLOOR, 1 - COVERAGE_FLOOR
         covered_scores = sorted(((raw * (floor + span * covered[i] / total) ** 2, i) for i, raw in scores.items()),
                                 reverse=True)
@@ -279,6 +280,11 @@ class SearchIndex:
             if name:
                 hit = sum(w * matched.get(n, 0.0) for n, w in zip(name, weights, strict=True))
                 score *= 1 + NAME_PRECISION * hit / (sum(weights) or 1.0)
+            # Names put the verb first (pulls_list, activity_star_repo, listCoreV1Namespace): the
+            # request's first word early in a name is the action asked for ("star a repo" is not
+            # activity_list_repos_starred_by_user).
+            if q[0] in name[:2]:
+                score *= VERB_FIRST
             if wanted_action:
                 action = self.actions[i]
                 if action == wanted_action:

@@ -428,7 +428,8 @@ def method_stub(
                 opt_params.append(f"{key}: {ann} = {default if default is not None else '...'}")
             doc = builder.field_doc(sub)
             flag = "" if key in required else " (optional)"
-            arg_docs.append(f"{key}{flag}: {doc}" if doc else f"{key}{flag}")
+            if doc:  # the signature already names every argument; a bare name here says nothing more
+                arg_docs.append(f"{key}{flag}: {doc}")
         extra = builder.extra_items(resolved, 1)
         params = ["*", *req_params, *opt_params]
         if extra is not None:

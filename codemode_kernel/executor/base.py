@@ -10,8 +10,8 @@ cannot tell them apart. The protocol (values are codec-encoded, see ``codec.py``
     {"op": "call", "connector", "method", "args"}  {"value": v} | {"raise": {type, message}} | {"abort": msg}
     {"op": "step", "name"}                         {"value": v} (replayed) | {"run": true} | {"abort": msg}
     {"op": "step_done", "name", "value"|"raise"}   {"value": v} | {"abort": msg}
-    {"op": "search", "query"}                      {"value": v}
-    {"op": "describe", "target"}                   {"value": v} | {"raise": ...}
+    {"op": "search", "query", "limit"?, "connector"?}   {"value": v} | {"raise": ...}
+    {"op": "describe", "target", "page"?, "full"?}     {"value": v} | {"raise": ...}
     {"op": "snippet", "name", "input"}             {"code", "filename"} | {"value": {"error": ...}}
     {"op": "fail", "type", "message"}              {"abort": msg}   (the pass cannot go on)
 

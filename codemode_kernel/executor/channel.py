@@ -155,6 +155,13 @@ def _text(message: Mapping[str, Any], key: str, limit: int = MAX_NAME) -> str:
     return value
 
 
+def _count(message: Mapping[str, Any], key: str) -> int:
+    value = message.get(key)
+    if type(value) is not int or not 0 <= value <= 1_000_000:
+        raise WorkerProtocolError(f"field {key!r} must be a whole number from 0 to 1000000")
+    return value
+
+
 def _error(value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
         raise WorkerProtocolError("an error must be an object with 'type' and 'message'")
@@ -170,8 +177,8 @@ _FIELDS: dict[str, frozenset[str]] = {
         "call": frozenset({"op", "connector", "method", "args"}),
         "step": frozenset({"op", "name"}),
         "step_done": frozenset({"op", "name", "value", "raise"}),
-        "search": frozenset({"op", "query"}),
-        "describe": frozenset({"op", "target"}),
+        "search": frozenset({"op", "query", "limit", "connector"}),
+        "describe": frozenset({"op", "target", "page", "full"}),
         "snippet": frozenset({"op", "name", "input"}),
         "fail": frozenset({"op", "type", "message"}),
     }.items()
@@ -214,9 +221,21 @@ def check_request(message: Mapping[str, Any], namespaces: Mapping[str, frozenset
             raise WorkerProtocolError("step_done needs 'value' or 'raise'")
         return out
     if op == "search":
-        return {"op": op, "query": _text(message, "query", MAX_TEXT)}
+        found: dict[str, Any] = {"op": op, "query": _text(message, "query", MAX_TEXT)}
+        if message.get("limit") is not None:
+            found["limit"] = _count(message, "limit")
+        if message.get("connector") is not None:
+            found["connector"] = _text(message, "connector")
+        return found
     if op == "describe":
-        return {"op": op, "target": _text(message, "target", MAX_TEXT)}
+        described: dict[str, Any] = {"op": op, "target": _text(message, "target", MAX_TEXT)}
+        if message.get("page") is not None:
+            described["page"] = _count(message, "page")
+        if message.get("full") is not None:
+            if type(message["full"]) is not bool:
+                raise WorkerProtocolError("'full' must be true or false")
+            described["full"] = message["full"]
+        return described
     if op == "snippet":
         return {"op": op, "name": _text(message, "name", MAX_TEXT), "input": message.get("input")}
     failure = _error(message)

@@ -110,6 +110,8 @@ class _Session:
                 raise ArgumentError(message)
             if type_name == "LookupError":
                 raise LookupError(message)
+            if type_name == "ValueError":  # a discovery option the host refused (codemode.search connector=)
+                raise ValueError(message)
             raise ConnectorError(message if type_name == "ConnectorError" else f"{type_name}: {message}")
         return codec.decode(reply.get("value"))
 
@@ -232,15 +234,32 @@ class CodemodeApi:
         runner: _Runner = object.__getattribute__(self, "_codemode_runner")
         return runner
 
-    def search(self, query: str) -> Any:
-        """Rank connector methods and saved snippets for a natural-language query."""
-        session = self._runner().session
-        return session.value_or_raise(session.ask({"op": "search", "query": str(query)}))
+    def search(self, query: str, limit: int | None = None, connector: str | None = None) -> Any:
+        """Rank connector methods and saved snippets for a natural-language query.
 
-    def describe(self, target: str) -> Any:
-        """Python declarations for a connector, a method (``conn.method``) or a snippet."""
+        ``limit`` (1-50, default 10) caps the results; ``connector`` keeps one connector's
+        methods (``'codemode'``: snippets).
+        """
+        if limit is not None and (type(limit) is not int or not 1 <= limit <= 50):
+            raise ValueError(f"codemode.search(query, limit=...): limit must be a whole number from 1 to 50, "
+                             f"not {limit!r}")
+        if connector is not None and not isinstance(connector, str):
+            raise TypeError("codemode.search(query, connector=...): connector must be a name such as 'github'")
         session = self._runner().session
-        return session.value_or_raise(session.ask({"op": "describe", "target": str(target)}))
+        return session.value_or_raise(session.ask({"op": "search", "query": str(query), "limit": limit,
+                                                   "connector": None if connector is None else str(connector)}))
+
+    def describe(self, target: str, page: int = 1, full: bool = False) -> Any:
+        """Python declarations for a connector (paged), a method (``conn.method``), an argument
+        (``conn.method.arg``), a result (``conn.method.return``) or a snippet; ``full=True`` for
+        every nested type. An unknown target answers ``{'kind': 'not_found', 'error', 'suggestions'}``."""
+        if type(page) is not int or page < 1:
+            raise ValueError(f"codemode.describe(target, page=...): page must be a whole number from 1, not {page!r}")
+        if type(full) is not bool:
+            raise TypeError("codemode.describe(target, full=...): full must be True or False")
+        session = self._runner().session
+        return session.value_or_raise(session.ask({"op": "describe", "target": str(target), "page": page,
+                                                   "full": full}))
 
     def step(self, name: str, fn: Callable[[], Any]) -> Any:
         """Run ``fn()`` once and record its value; later passes get the recorded value."""
@@ -273,7 +292,8 @@ class CodemodeApi:
                                   codec.decode(reply.get("input")))
 
     def __repr__(self) -> str:
-        return "<codemode: search(query), describe(target), step(name, fn), run(name, input)>"
+        return ("<codemode: search(query, limit=10, connector=None), describe(target, page=1, full=False), "
+                "step(name, fn), run(name, input)>")
 
 
 # ---------------------------------------------------------------------------------------

@@ -77,8 +77,8 @@ async def test_describe_method_is_valid_targeted_python() -> None:
         assert conn.kind == "connector" and "list_pull_requests" in conn.types
         with pytest.raises(LookupError, match=r"codemode\.search"):
             await rt.describe("github.nothing")
-        inside = await rt.execute("try:\n    codemode.describe('nope')\nexcept LookupError as e:\n    m = str(e)\nm")
-        assert "nope" in inside["result"]
+        inside = await rt.execute("codemode.describe('nope')")
+        assert inside["result"]["kind"] == "not_found" and "'nope' not found" in inside["result"]["error"]
 
 
 async def test_tool_description_does_not_grow_with_methods() -> None:

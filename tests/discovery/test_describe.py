@@ -1,0 +1,151 @@
+"""describe: compact and capped by default, drill-down on demand, paged connectors, bare names, misses as data."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from codemode_kernel import CodemodeRuntime, Connector, InProcessExecutor, Tool, tool
+from codemode_kernel.discovery.describe import COMPACT_CAP, PAGE_SIZE
+from tests.discovery.catalog import connectors
+
+pytestmark = pytest.mark.anyio
+
+
+def _echo(**kwargs: Any) -> dict[str, Any]:
+    return kwargs
+
+
+ADDRESS = {"type": "object", "description": "Where the parcel goes.",
+           "properties": {"street": {"type": "string", "description": "Street and number."},
+                          "city": {"type": "string"}, "geo": {"$ref": "#/$defs/Geo"}},
+           "required": ["street", "city"]}
+SHIP = {
+    "type": "object",
+    "properties": {"order_id": {"type": "string", "description": "The order to ship. Found on the receipt."},
+                   "address": ADDRESS,
+                   "speed": {"type": "string", "enum": ["standard", "express"], "description": "How fast."},
+                   "note": {"type": "string", "description": "A note for the courier."}},
+    "required": ["order_id", "address"],
+    "$defs": {"Geo": {"type": "object", "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}}}},
+}
+RESULT = {"type": "object", "properties": {"tracking": {"type": "string", "description": "Tracking number."},
+                                           "label": {"type": "object", "properties": {"url": {"type": "string"}}}}}
+
+
+class Parcels(Connector):
+    """Methods whose arguments nest, one with hundreds of arguments, and many methods for paging."""
+
+    name = "parcels"
+    instructions = "Ship parcels.\nSecond line is not the summary."
+
+    def tools(self) -> dict[str, Tool]:
+        out = {"ship_order": tool(_echo, description="Ship an order.\n\n" + "Long prose. " * 200, input_schema=SHIP,
+                                  output_schema=RESULT, requires_approval=True)}
+        wide = {f"field_{i}": {"type": "string", "description": f"Field number {i}. " + "Words " * 30}
+                for i in range(400)}
+        out["import_everything"] = tool(_echo, description="Import a record with every field.",
+                                        input_schema={"type": "object", "properties": wide, "required": ["field_0"]})
+        for i in range(93):
+            out[f"list_things_{i:03d}"] = tool(_echo, description=f'List things {i}.\n"""\x00 not a summary')
+        out["list_items"] = tool(_echo, description="List parcels' items.")
+        return out
+
+
+@pytest.fixture
+async def rt() -> AsyncIterator[CodemodeRuntime]:
+    async with CodemodeRuntime([Parcels(), *connectors()], store="sqlite://", executor=InProcessExecutor()) as runtime:
+        yield runtime
+
+
+def runs(source: str) -> None:
+    """The declarations are valid, runnable Python."""
+    exec(compile(source, "<describe>", "exec"), {})
+
+
+async def test_a_method_is_compact_by_default_with_a_way_to_drill_down(rt: CodemodeRuntime) -> None:
+    """The signature and direct arguments; a nested argument is dict[str, Any], named for drill-down."""
+    out = await rt.describe("parcels.ship_order")
+    runs(out.types)
+    assert out.kind == "method" and out.requires_approval is True and out.description == "Ship an order."
+    assert "order_id: str" in out.types and "address: dict[str, Any]" in out.types
+    assert "speed: Literal['standard', 'express'] = ..." in out.types
+    assert "order_id: The order to ship." in out.types and "Found on the receipt" not in out.types
+    assert "class " not in out.types and "Long prose" not in out.types
+    assert "parcels.ship_order.<address>" in out.types and "parcels.ship_order.return" in out.types
+    assert "full=True" in out.types and "Needs approval" in out.types
+
+
+async def test_drill_down_declares_one_argument_or_the_result(rt: CodemodeRuntime) -> None:
+    """conn.method.arg declares that argument's type (with its nested refs); conn.method.return the result."""
+    arg = await rt.describe("parcels.ship_order.address")
+    runs(arg.types)
+    assert "class ShipOrderAddress(TypedDict):" in arg.types and "street: str" in arg.types
+    assert "class Geo(TypedDict):" in arg.types
+    result = await rt.describe("parcels.ship_order.return")
+    runs(result.types)
+    assert "tracking: NotRequired[str]" in result.types
+    full = await rt.describe("parcels.ship_order", full=True)
+    runs(full.types)
+    assert "class Geo(TypedDict):" in full.types and "Long prose" in full.types
+
+
+async def test_a_declaration_never_passes_the_cap(rt: CodemodeRuntime) -> None:
+    """400 documented arguments still fit the compact cap, as valid Python, marked truncated with a way to see all."""
+    out = await rt.describe("parcels.import_everything")
+    runs(out.types)
+    assert len(out.types) <= COMPACT_CAP and out.truncated is True
+    assert "field_0" in out.types and "full=True" in out.types
+
+
+async def test_a_connector_lists_its_methods_one_line_each_page_by_page(rt: CodemodeRuntime) -> None:
+    """describe('parcels') pages its methods (PAGE_SIZE a page); hostile summaries stay inside comments."""
+    first = await rt.describe("parcels")
+    runs(first.types)
+    assert first.kind == "connector" and first.page == 1 and first.pages == 3
+    assert first.description == "Ship parcels."
+    defs = [line for line in first.types.splitlines() if line.lstrip().startswith("def ")]
+    assert len(defs) == PAGE_SIZE
+    line = "def import_everything(self, *, field_0, **optional): ...  # Import a record with every field."
+    assert line in first.types
+    assert "page=2" in first.types
+    last = await rt.describe("parcels", page=3)
+    runs(last.types)
+    last_defs = [line for line in last.types.splitlines() if line.lstrip().startswith("def ")]
+    assert last.page == 3 and len(last_defs) == 16
+    assert "[approval]" in next(line for line in last_defs if "ship_order" in line)
+    assert (await rt.describe("parcels", page=99)).page == 3
+
+
+async def test_a_bare_method_name_resolves_when_only_one_connector_has_it(rt: CodemodeRuntime) -> None:
+    """describe('ship_order') is parcels.ship_order; a name two connectors share is answered with both paths."""
+    assert (await rt.describe("ship_order")).path == "parcels.ship_order"
+    assert (await rt.describe("list_items")).path == "parcels.list_items"
+
+
+async def test_an_unknown_target_is_answered_with_suggestions(rt: CodemodeRuntime) -> None:
+    """The host API raises LookupError with the nearest names; the sandbox gets the same answer as data."""
+    with pytest.raises(LookupError, match=r"nothing named 'parcels\.ship_ordr'.*parcels\.ship_order"):
+        await rt.describe("parcels.ship_ordr")
+    out = await rt.execute("codemode.describe('github.star_repo')")
+    assert out["status"] == "completed", out
+    answer = out["result"]
+    assert answer["kind"] == "not_found"
+    assert answer["error"].startswith("'github.star_repo' not found")
+    assert "github.activity_star_repo_for_authenticated_user" in answer["suggestions"]
+    ast.parse(answer["types"])
+
+
+async def test_a_name_several_connectors_share_is_not_guessed() -> None:
+    """An ambiguous bare name names every owner instead of picking one."""
+    class Other(Parcels):
+        name = "depot"
+
+    async with CodemodeRuntime([Parcels(), Other()], store="sqlite://", executor=InProcessExecutor()) as rt:
+        out = await rt.execute("codemode.describe('ship_order')")
+        answer = out["result"]
+        assert answer["kind"] == "not_found"
+        assert answer["suggestions"] == ["depot.ship_order", "parcels.ship_order"]
