@@ -176,32 +176,37 @@ class SearchIndex:
                 weight, b = FIELDS[f]
                 norm = weight / (1 - b + b * len(terms) / avg[f])
                 for t in terms:
-                    slot = weighted.setdefault(t, {})
+                    slot = weighted.get(t)
+                    if slot is None:
+                        slot = weighted[t] = {}
                     slot[i] = slot.get(i, 0.0) + norm
         n = max(len(self.docs), 1)
         # How much more often a word occurs in one connector's methods than in all: the
         # connector hint a request gives without naming it ("inbox" → gmail, "pod" → kubernetes).
+        owner = [d.connector for d in self.docs]
         sizes: dict[str, int] = {}
-        for d in self.docs:
-            sizes[d.connector] = sizes.get(d.connector, 0) + 1
+        for c in owner:
+            sizes[c] = sizes.get(c, 0) + 1
         self.affinity: dict[str, dict[str, float]] = {}
-        for t, per_doc in weighted.items():
-            counts: dict[str, int] = {}
-            for i in per_doc:
-                c = self.docs[i].connector
-                counts[c] = counts.get(c, 0) + 1
-            share = (len(per_doc) + 0.5) / (n + 1)
-            self.affinity[t] = {c: math.log((k + 0.5) / (sizes[c] + 1) / share) for c, k in counts.items()
-                                if (k + 0.5) / (sizes[c] + 1) > share}
         self.idf: dict[str, float] = {}
         self.postings: dict[str, _Postings] = {}
+        saturate = K1 + 1
         for t, per_doc in weighted.items():
-            self.idf[t] = math.log(1 + (n - len(per_doc) + 0.5) / (len(per_doc) + 0.5))
-            p = _Postings()
-            for i, tf in per_doc.items():
-                p.docs.append(i)
-                p.values.append(tf * (K1 + 1) / (tf + K1))
-            self.postings[t] = p
+            df = len(per_doc)
+            self.idf[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            docs = list(per_doc)
+            self.postings[t] = _Postings(docs, [tf * saturate / (tf + K1) for tf in per_doc.values()])
+            if df == n:
+                continue
+            counts: dict[str, int] = {}
+            for i in docs:
+                c = owner[i]
+                counts[c] = counts.get(c, 0) + 1
+            share = (df + 0.5) / (n + 1)
+            lifts = {c: math.log((k + 0.5) / (sizes[c] + 1) / share) for c, k in counts.items()
+                     if (k + 0.5) / (sizes[c] + 1) > share}
+            if lifts:
+                self.affinity[t] = lifts
         self.name_idf = [tuple(self.idf.get(n, 0.0) for n in name) for name in self.name_stems]
 
     @staticmethod
@@ -211,8 +216,8 @@ class SearchIndex:
             "path": [w for w in stems(re.sub(r"\{[^}]*\}", " ", d.http_path))],
             "summary": stems(d.summary),
             "body": stems(d.body),
-            "params": [w for p in d.params for w in stems(p)],
-            "tags": [w for t in d.tags for w in stems(t)],
+            "params": stems(" ".join(d.params)),
+            "tags": stems(" ".join(d.tags)),
             "connector": stems(d.connector),
         }
 

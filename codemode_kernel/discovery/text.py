@@ -29,6 +29,7 @@ STOP = frozenset(_STOP_WORDS.split())
 
 _VOWEL = re.compile(r"[aeiouy]")
 _cache: dict[str, str] = {}
+_stems_cache: dict[str, tuple[str, ...]] = {}
 
 
 def stem(word: str) -> str:
@@ -83,4 +84,10 @@ def words(text: str) -> list[str]:
 
 def stems(text: str, *, keep_stop: bool = False) -> list[str]:
     """The stems of ``text``'s words, stop words left out unless ``keep_stop``."""
-    return [stem(w) for w in words(text) if keep_stop or w not in STOP]
+    cached = _stems_cache.get(text) if not keep_stop else None
+    if cached is not None:
+        return list(cached)
+    out = [stem(w) for w in words(text) if keep_stop or w not in STOP]
+    if not keep_stop and len(text) <= 64 and len(_stems_cache) < 100_000:
+        _stems_cache[text] = tuple(out)  # names, paths and parameter lists repeat across methods
+    return out
