@@ -22,10 +22,10 @@ from codemode_kernel.discovery.text import stem
 RELATED = """
 get fetch read retrieve show view see display inspect describe detail info information lookup obtain check look
 list enumerate browse
-create add new make post insert register generate open setup build start
+create add new make post insert register generate open setup build start store
 delete remove destroy drop erase purge discard wipe kill
-update edit modify change patch set alter adjust replace configure rename
-search find query lookup locate filter match
+update edit modify change patch set alter adjust replace configure rename reopen
+search find query lookup locate filter match look
 star favorite favourite bookmark like
 send deliver post dispatch mail email text notify message
 cancel stop abort terminate halt end kill
@@ -38,7 +38,7 @@ upload import attach share
 invite add join
 approve accept allow grant permit confirm
 reject deny decline refuse dismiss
-lock freeze block restrict
+lock freeze block restrict prevent
 unlock unfreeze unblock
 archive hide shelve
 mute silence snooze quiet
@@ -46,42 +46,42 @@ count total number how many tally
 repository repo project codebase
 organization org organisation company enterprise
 issue ticket bug problem task
-user person people member account developer someone somebody collaborator teammate colleague
-workflow pipeline ci build action job run
+user person people member account developer someone somebody everybody collaborator teammate colleague
+workflow pipeline ci build action job run task
 secret password credential token key
 message sms text mms email mail
 email mail message inbox
 channel room conversation chat
 container pod
-node machine server host vm instance
-deployment app application rollout release
-service endpoint
+node machine server host vm instance cordon drain
+deployment deploy app application rollout release
+service endpoint expose
 customer buyer shopper client payer consumer
-subscription plan recurring tier membership
+subscription plan recurring tier membership billing
 invoice bill receipt
-refund reimburse return reversal
+refund reimburse return reversal money
 payout withdrawal withdraw bank
 coupon discount promotion promo voucher
 dispute chargeback
 price cost pricing amount fee
 product item good catalog
-payment charge pay purchase transaction checkout
+payment charge pay purchase transaction checkout collect
 balance funds money credit
 label folder tag category
-trash bin wastebasket garbage
-attachment file document pdf upload
+trash bin wastebasket garbage throw
+attachment attached file document pdf upload
 gist paste snippet
 notification alert inbox notice
 log output stdout console
 secret config configuration setting settings
 storage disk volume persistentvolume claim
-permission access role grant rbac privilege
+permission access role grant rbac privilege binding
 version release tag
-webhook callback hook
+webhook callback hook url notify
 vacation away absence autoreply responder holiday
-filter rule
+filter rule sort
 delegate assistant proxy
-reminder remind nudge
+reminder remind nudge tomorrow
 presence online status availability
 topic subject purpose
 phone number line
@@ -98,7 +98,7 @@ vulnerability alert security advisory dependabot
 follow follower subscribe watch
 limit quota remaining rate
 history timeline changes events log
-commit change revision
+commit change revision history
 branch ref
 review approve feedback
 reviewer review
@@ -112,6 +112,25 @@ thread conversation
 draft unsent
 emoji reaction
 reaction emoji thumbs
+pending waiting awaiting open outstanding
+upcoming next future
+status state progress health condition ready finished
+workspace team
+test verify check validate
+picture image photo media
+assign assignee charge responsible
+protect protection
+transfer handover hand move
+pause suspend
+tax vat sales
+bulk batch collection many
+disruption maintenance
+ephemeral private privately
+contributor author committer
+artifact output
+quota cpu memory resource
+give grant add
+evict eviction
 """
 
 # word or abbreviation -> the words it stands for (full weight)

@@ -51,6 +51,8 @@ def stem(word: str) -> str:
             w = w[:-1]
         if w.endswith("ation") and len(w) > 7:
             w = w[:-5] + "ate"
+        elif w.endswith(("tion", "sion")) and len(w) > 6:
+            w = w[:-3]  # deletion/delete, eviction/evict, protection/protect
         elif w.endswith("ed") and len(w) > 4 and _VOWEL.search(w[:-2]):
             w = w[:-2]
         if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
