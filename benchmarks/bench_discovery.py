@@ -290,10 +290,96 @@ def print_report(results: list[dict[str, Any]], economy: dict[str, Any], methods
                 print(f"  [{row['rank'] or '-'}] {row['q']!r} -> {row['expect'][0]}   got {row['top'][:3]}")
 
 
+# -- the semantic signal, measured (not shipped) ---------------------------------------------------
+
+
+def semantic_report(methods: Sequence[Any], index: SearchIndex, intents: list[dict[str, Any]]) -> dict[str, Any]:
+    """WordLlama's packaged static embeddings (PyPI ``wordllama``: l2_supercat, 256 dimensions, the
+    weights inside the wheel), alone and blended with the lexical score.
+
+    Only run with ``--semantic`` and when ``wordllama`` (numpy, tokenizers, safetensors) is
+    importable, e.g. ``pip install --target /tmp/wl wordllama`` then ``PYTHONPATH=/tmp/wl``.
+    The files are read directly: ``WordLlama.load()`` 0.4.0 looks for its tokenizer in a
+    folder the wheel does not have and then tries to download it.
+    """
+    import importlib.util
+    import resource
+
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or spec.origin is None:
+        return {"skipped": "wordllama is not importable"}
+    import numpy as np
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    from codemode_kernel.discovery.text import words
+
+    root = Path(spec.origin).parent
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    table = load_file(str(root / "weights" / "l2_supercat_256.safetensors"))["embedding.weight"].astype(np.float32)
+    tokenizer = Tokenizer.from_file(str(root / "tokenizers" / "l2_supercat_tokenizer_config.json"))
+    load_ms = (time.perf_counter() - started) * 1000
+
+    def embed(texts: Sequence[str]) -> Any:
+        rows = []
+        for text in texts:
+            ids = tokenizer.encode(text, add_special_tokens=False).ids or [0]
+            v = table[ids].mean(0)
+            rows.append(v / (np.linalg.norm(v) + 1e-9))
+        return np.stack(rows)
+
+    started = time.perf_counter()
+    matrix = embed([" ".join(words(d.name)) + ". " + d.summary for d in index.docs])
+    embed_docs_ms = (time.perf_counter() - started) * 1000
+    keys = [d.key for d in index.docs]
+    position = {k: i for i, k in enumerate(keys)}
+    query_ms: list[float] = []
+    out: dict[str, Any] = {"model": "wordllama l2_supercat 256d (PyPI wordllama 0.4.0.post1)", "load_ms": load_ms,
+                           "embed_catalog_ms": embed_docs_ms,
+                           "rss_added_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024}
+    for label, alpha in (("semantic only", None), ("lexical + 0.4 x semantic", 0.4), ("lexical + 0.8 x semantic", 0.8)):
+        rows = []
+        for intent in intents:
+            started = time.perf_counter()
+            sims = matrix @ embed([intent["q"]])[0]
+            query_ms.append((time.perf_counter() - started) * 1000)
+            if alpha is None:
+                ranked = [keys[i] for i in np.argsort(-sims)[:TOP]]
+            else:
+                lexical, _total = index.rank(intent["q"], limit=100)
+                best = lexical[0][1] if lexical else 1.0
+                scores = {k: v / best for k, v in lexical}
+                for i in np.argsort(-sims)[:100]:
+                    scores.setdefault(keys[i], 0.0)
+                ranked = sorted(scores, key=lambda k: -(scores[k] + alpha * max(0.0, float(sims[position[k]]))))[:TOP]
+            rows.append({**intent, "rank": rank_of(ranked, intent["expect"])})
+        out[label] = {"overall": summarize(rows), "paraphrase": summarize([r for r in rows if r["paraphrase"]]),
+                      "holdout": summarize([r for r in rows if r["holdout"]])}
+    out["query_embed_ms_p50"] = statistics.median(query_ms)
+    return out
+
+
+def print_semantic(report: dict[str, Any]) -> None:
+    print()
+    if "skipped" in report:
+        print(f"semantic signal: skipped ({report['skipped']})")
+        return
+    print(f"semantic signal: {report['model']}: load {report['load_ms']:.0f} ms, embed the catalog "
+          f"{report['embed_catalog_ms']:.0f} ms, +{report['rss_added_mb']:.0f} MB RSS, "
+          f"query embedding + scoring p50 {report['query_embed_ms_p50']:.2f} ms")
+    for label in ("semantic only", "lexical + 0.4 x semantic", "lexical + 0.8 x semantic"):
+        r = report[label]
+        print(f"  {label:<26} top-1 {pct(r['overall']['top1'])}  top-5 {pct(r['overall']['top5'])}  "
+              f"paraphrase top-5 {pct(r['paraphrase']['top5'])}  holdout top-5 {pct(r['holdout']['top5'])}")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     parser.add_argument("--misses", action="store_true", help="list the tuning split's misses")
+    parser.add_argument("--semantic", action="store_true",
+                        help="also measure packaged static embeddings (needs wordllama importable)")
     args = parser.parse_args()
     log = (lambda s: print(s, file=sys.stderr)) if args.json else print
     paths = fetch(log)
@@ -328,13 +414,16 @@ async def main() -> None:
         ]
         results[0]["runtime_search_ms_mean"] = runtime_ms
         economy = await token_economy(rt, intents)
+        semantic = semantic_report(methods, index, intents) if args.semantic else None
     if args.json:
         print(json.dumps({"benchmark": "discovery", "methods": len(methods), "intents": len(intents),
                           "paraphrases": sum(1 for i in intents if i["paraphrase"]),
                           "rankers": [{k: v for k, v in r.items() if k != "rows"} for r in results],
-                          "tokens": economy}))
+                          "tokens": economy, **({"semantic": semantic} if semantic else {})}))
         return
     print_report(results, economy, len(methods), args.misses, intents)
+    if semantic is not None:
+        print_semantic(semantic)
     print(f"runtime.search through the store: {runtime_ms:.2f} ms mean per query")
 
 
