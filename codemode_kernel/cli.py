@@ -1,19 +1,8 @@
 """``codemode``: the runtime from a terminal, over the same store and configuration as the kernel.
 
-    codemode run script.py            run a program; when it pauses, answer the approval at the prompt
-    codemode executions               list executions (newest first)
-    codemode show ID|last             one execution and its journal
-    codemode pending                  calls waiting for approval
-    codemode approve ID|last          approve and resume (replays the journal)
-    codemode reject ID|last [SEQ]     reject the pending call
-    codemode rollback ID|last         revert applied calls in reverse order
-    codemode search QUERY             rank methods and snippets
-    codemode describe TARGET          Python declarations of a connector, method or snippet
-    codemode snippets                 saved snippets
-    codemode save-snippet NAME ID     save a completed execution as a snippet
-    codemode expire [--hours H]       reject stale paused executions, fail stale running ones
-    codemode demo                     a guided terminal demo of approvals, replay and rollback
-    codemode mcp                      serve the runtime over MCP (stdio) as one tool named `codemode`
+``codemode --help`` lists the commands; they, their arguments and what ``last`` means come
+from :mod:`codemode_kernel.commands`, the table the notebook's magics are generated from too
+(``codemode show ID`` is ``%journal ID``, ``codemode save-snippet`` is ``%snippet save``).
 
 Connectors come from ``codemode.toml`` (or ``[tool.codemode]`` in ``pyproject.toml``) found from
 ``--dir`` (default: the working directory), exactly as the kernel finds them; ``--store`` or
@@ -32,8 +21,8 @@ import asyncio
 import logging
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
-from datetime import timedelta
+import textwrap
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -43,8 +32,9 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from codemode_kernel import codec
 from codemode_kernel.building import runtime_for_folder
+from codemode_kernel.commands import COMMANDS, Command
 from codemode_kernel.connectors.toolset import ToolSetConnector
-from codemode_kernel.errors import CodemodeError
+from codemode_kernel.errors import CodemodeError, UsageError
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState
 from codemode_kernel.runtime import CodemodeRuntime
 from codemode_kernel.selection import resolve_execution
@@ -52,36 +42,56 @@ from codemode_kernel.terminal import ProgramOutput, TerminalFormatter, quoted_bl
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``codemode`` parser: global options, then one subcommand per CLI command of the table.
+
+    argparse reads the options and prints the help; the positional words go to
+    :meth:`Command.parse`, which the magics use too, so both doors read them alike.
+    """
     parser = argparse.ArgumentParser(prog="codemode", description="Code Mode runtime from a terminal.",
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=(__doc__ or "").split("\n\n")[1])
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog())
     parser.add_argument("--dir", type=Path, default=None, help="folder whose codemode.toml configures connectors")
     parser.add_argument("--store", default=None, help="SQLAlchemy URL of the journal (overrides the config)")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
-    run = sub.add_parser("run", help="run a program (a file, or - for stdin)")
-    run.add_argument("file")
-    run.add_argument("--approve", choices=["ask", "yes", "no"], default="ask",
-                     help="answer approvals: ask at the prompt (default), approve all, or leave paused")
-    sub.add_parser("executions", help="list executions").add_argument("--limit", type=int, default=20)
-    sub.add_parser("show", help="one execution and its journal").add_argument("id")
-    sub.add_parser("pending", help="calls waiting for approval")
-    sub.add_parser("approve", help="approve a paused execution").add_argument("id")
-    rej = sub.add_parser("reject", help="reject a paused execution")
-    rej.add_argument("id")
-    rej.add_argument("seq", nargs="?", type=int, default=None)
-    sub.add_parser("rollback", help="revert applied calls").add_argument("id")
-    sub.add_parser("search", help="rank methods and snippets").add_argument("query", nargs="+")
-    sub.add_parser("describe", help="Python declarations").add_argument("target")
-    sub.add_parser("snippets", help="saved snippets")
-    save = sub.add_parser("save-snippet", help="save a completed execution as a snippet")
-    save.add_argument("name")
-    save.add_argument("id")
-    save.add_argument("--description", default="")
-    sub.add_parser("expire", help="expire stale executions").add_argument("--hours", type=float, default=24.0)
-    sub.add_parser("demo", help="guided terminal demo (approvals, replay, rollback)")
-    sub.add_parser("mcp", help="serve the runtime over MCP on stdio (one tool: codemode)")
+    for command in COMMANDS:
+        if command.cli is None:
+            continue
+        listed = "".join(f"\n  {a.usage().strip('[]'):<22} {a.help}" for a in command.arguments)
+        sp = sub.add_parser(command.cli, description=command.help, usage=command.cli_usage(),
+                            epilog=f"arguments:{listed}" if listed else None,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+        for arg in command.options:
+            sp.add_argument(arg.flag, metavar=arg.metavar, default=None, help=argparse.SUPPRESS)
+        sp.add_argument("words", nargs="*", help=argparse.SUPPRESS)  # read by Command.parse, as in a magic
+        sp.set_defaults(_command=command, _parser=sp)
     return parser
+
+
+def _epilog() -> str:
+    lines = ["commands (codemode COMMAND --help says more):"]
+    for c in COMMANDS:
+        if c.cli:
+            lines.append(f"  {c.cli_usage()}")
+            lines += textwrap.wrap(c.help, 96, initial_indent=" " * 6, subsequent_indent=" " * 6)
+    return "\n".join(lines)
+
+
+def _parse(argv: Sequence[str] | None) -> tuple[argparse.Namespace, Command, dict[str, Any]]:
+    """Global options, the command and its values; a bad word exits with the usage (status 2)."""
+    args = build_parser().parse_args(argv)
+    command: Command = args._command
+    options = {a.name: getattr(args, a.name) for a in command.options}
+    try:
+        values = command.parse(getattr(args, "words", []), options)
+    except UsageError as exc:
+        args._parser.error(str(exc))
+    return args, command, values
+
+
+def parse_command(argv: Sequence[str]) -> tuple[Command, dict[str, Any]]:
+    """The command ``codemode ARGV`` names and its values (as :func:`~.kernel.magics.parse_magic` for a magic)."""
+    _, command, values = _parse(argv)
+    return command, values
 
 
 class Console:
@@ -156,77 +166,112 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
     return 0 if out["status"] == "completed" else 1
 
 
-async def _command(args: argparse.Namespace, console: Console, ask: Callable[[str], str]) -> int:
-    if args.command == "demo":
+async def _command(args: argparse.Namespace, command: Command, values: dict[str, Any], console: Console,
+                   ask: Callable[[str], str]) -> int:
+    if command.name == "demo":
         return await demo(console, ask)
     folder = (args.dir or Path.cwd()).resolve()
     built = runtime_for_folder(folder, store=args.store)
     rt = built.runtime
     for p in built.problems:
         sys.stderr.write(f"configuration: {quoted_block(p)}\n")
-    if args.command == "mcp":
+    if command.name == "mcp":
         from codemode_kernel.serve import serve_stdio
 
         await serve_stdio(rt)
         return 0
     async with rt:
-        cmd = args.command
-        if cmd == "run":
-            code = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
-            return await _run_file(rt, console, code, args.approve, ask)
-        if cmd == "executions":
-            states = await rt.executions(limit=args.limit)
-            if console.as_json:
-                console.data([s.to_dict() for s in states])
-            for s in [] if console.as_json else states:
-                first = terminal_text((s.code.strip().split("\n") or [""])[0][:60], multiline=False)
-                console.text(f"{s.id}  {s.status:<11} {len(s.log):>3} calls  {first}")
-            return 0
-        if cmd == "show":
-            state = await rt.execution(await resolve_execution(rt, args.id, "show"))
-            if state is None:
-                raise CodemodeError(f"no execution {args.id!r}")  # escaped where it is printed, in main()
-            console.journal(state)
-            return 0
-        if cmd == "pending":
-            console.data([p.to_dict() for p in await rt.pending()])
-            return 0
-        if cmd == "approve":
-            out = await rt.approve(await resolve_execution(rt, args.id, "approve"))
-            console.outcome(out)
-            return 0 if out["status"] != "error" else 1
-        if cmd == "reject":
-            ok = await rt.reject(await resolve_execution(rt, args.id, "reject"), args.seq)
-            console.text("rejected" if ok else "not rejected: the execution is not paused at that call")
-            return 0 if ok else 1
-        if cmd == "rollback":
-            eid = await resolve_execution(rt, args.id, "rollback")
-            await rt.rollback(eid)
-            state = await rt.execution(eid)
-            console.text(f"{terminal_text(eid, multiline=False)}: {state.status if state else 'deleted'}")
-            return 0
-        if cmd == "search":
-            console.data((await rt.search(" ".join(args.query))).to_dict())
-            return 0
-        if cmd == "describe":
-            d = await rt.describe(args.target)
-            if console.as_json:
-                console.data(d.to_dict())
-            else:
-                console.out.write(terminal_text(d.types))
-            return 0
-        if cmd == "snippets":
-            console.data([s.to_dict() for s in await rt.snippets()])
-            return 0
-        if cmd == "save-snippet":
-            saved = await rt.save_snippet(args.name, execution_id=await resolve_execution(rt, args.id, "snippet"),
-                                          description=args.description)
-            console.data(saved.to_dict())
-            return 0
-        if cmd == "expire":
-            console.data(await rt.expire_paused(timedelta(hours=args.hours)))
-            return 0
-    return 2  # pragma: no cover - argparse refuses unknown commands
+        if command.execution_argument is not None and values.get("execution") is not None:
+            values["execution"] = await resolve_execution(rt, values["execution"], command.purpose)
+        return await _HANDLERS[command.name](rt, console, values, ask)
+
+
+async def _run(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    code = sys.stdin.read() if v["file"] == "-" else Path(v["file"]).read_text(encoding="utf-8")
+    return await _run_file(rt, console, code, v["approve"], ask)
+
+
+async def _executions(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    states = await rt.executions(limit=v["limit"])
+    if console.as_json:
+        console.data([s.to_dict() for s in states])
+    for s in [] if console.as_json else states:
+        first = terminal_text((s.code.strip().split("\n") or [""])[0][:60], multiline=False)
+        console.text(f"{s.id}  {s.status:<11} {len(s.log):>3} calls  {first}")
+    return 0
+
+
+async def _show(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    state = await rt.execution(v["execution"])
+    if state is None:
+        raise CodemodeError(f"no execution {v['execution']!r}")  # escaped where it is printed, in main()
+    console.journal(state)
+    return 0
+
+
+async def _pending(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    console.data([p.to_dict() for p in await rt.pending(v["execution"])])
+    return 0
+
+
+async def _approve(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    out = await rt.approve(v["execution"])
+    console.outcome(out)
+    return 0 if out["status"] != "error" else 1
+
+
+async def _reject(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    ok = await rt.reject(v["execution"], v["seq"])
+    console.text("rejected" if ok else "not rejected: the execution is not paused at that call")
+    return 0 if ok else 1
+
+
+async def _rollback(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    eid = v["execution"]
+    await rt.rollback(eid)
+    state = await rt.execution(eid)
+    console.text(f"{terminal_text(eid, multiline=False)}: {state.status if state else 'deleted'}")
+    return 0
+
+
+async def _search(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    console.data((await rt.search(v["query"])).to_dict())
+    return 0
+
+
+async def _describe(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    d = await rt.describe(v["target"])
+    if console.as_json:
+        console.data(d.to_dict())
+    else:
+        console.out.write(terminal_text(d.types))
+    return 0
+
+
+async def _snippets(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    console.data([s.to_dict() for s in await rt.snippets()])
+    return 0
+
+
+async def _save_snippet(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    saved = await rt.save_snippet(v["name"], execution_id=v["execution"], description=v["description"])
+    console.data(saved.to_dict())
+    return 0
+
+
+async def _expire(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    console.data(await rt.expire_paused(v["age"]))
+    return 0
+
+
+Handler = Callable[[CodemodeRuntime, Console, dict[str, Any], Callable[[str], str]], Awaitable[int]]
+
+#: What each command does in a terminal, by command name (its arguments are in the table).
+_HANDLERS: dict[str, Handler] = {
+    "run": _run, "executions": _executions, "journal": _show, "pending": _pending, "approve": _approve,
+    "reject": _reject, "rollback": _rollback, "search": _search, "describe": _describe, "snippets": _snippets,
+    "save_snippet": _save_snippet, "expire": _expire,
+}
 
 
 DEMO_PROGRAM = """\
@@ -302,11 +347,11 @@ def _log_to_terminal() -> None:
 
 def main(argv: Sequence[str] | None = None, ask: Callable[[str], str] = input) -> int:
     """Entry point of the ``codemode`` command."""
-    args = build_parser().parse_args(argv)
+    args, command, values = _parse(argv)
     console = Console(args.json)
     _log_to_terminal()
     try:
-        return asyncio.run(_command(args, console, ask))
+        return asyncio.run(_command(args, command, values, console, ask))
     except (CodemodeError, LookupError, OSError) as exc:
         sys.stderr.write(f"codemode: {quoted_block(str(exc))}\n")
         return 1

@@ -19,6 +19,9 @@ the exception name shown by the kernel).
     ├── ReplayDivergence            a pass called something other than the journal says
     ├── SandboxViolation            the code breaks a sandbox rule (compile or guard)
     ├── PanelRequestError           the JupyterLab panel sent a malformed request
+    ├── StoreError                  the journal store cannot be opened, read or written
+    │   └── SchemaVersionError      the journal was written by a newer version
+    ├── UsageError                  a magic or a ``codemode`` command got words it cannot read
     └── ExecutorError               the pass could not run to its end
         ├── Timeout                 the wall-clock limit was hit (the worker was killed)
         ├── LimitExceeded           a resource limit was hit (memory, CPU, output, calls)
@@ -126,6 +129,33 @@ class SandboxViolation(CodemodeError):
 
 class PanelRequestError(CodemodeError):
     """A message from the JupyterLab panel is malformed; it is answered, never raised in the kernel."""
+
+
+class UsageError(CodemodeError):
+    """A magic or a ``codemode`` command was given arguments it cannot read (see ``commands.py``)."""
+
+
+class StoreError(CodemodeError):
+    """The journal store cannot be opened, read or written (locked, read-only, full, corrupted, unreachable)."""
+
+    def __init__(self, where: str, problem: str, advice: str) -> None:
+        self.where = where
+        self.problem = problem
+        super().__init__(f"The journal at {where} {problem}. {advice}")
+
+
+class SchemaVersionError(StoreError):
+    """The journal's schema is newer than this version of the package knows."""
+
+    def __init__(self, where: str, found: int, known: int, written_by: str | None, running: str) -> None:
+        self.found = found
+        self.known = known
+        self.written_by = written_by
+        needed = (f"codemode-kernel>={written_by} (it was last upgraded by {written_by})" if written_by
+                  else f"a codemode-kernel that supports journal schema version {found}")
+        super().__init__(where, f"has schema version {found}; this codemode-kernel ({running}) knows versions up "
+                                f"to {known}", f"Install {needed}, or point the store at another file. "
+                                "Nothing in the journal was changed.")
 
 
 class ExecutorError(CodemodeError):

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from codemode_kernel.commands import COMMANDS
 from codemode_kernel.executor.language import BUILTINS, MODULES
 from codemode_kernel.executor.sandbox import CodemodeApi
 
@@ -32,7 +33,8 @@ _KEYWORDS = sorted(k for k in keyword.kwlist if k not in ("async", "await"))
 _BUILTIN_NAMES = sorted(n for n in BUILTINS if not n.startswith("_"))
 _DOTTED_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z0-9_]*)$")
 _NAME_BEFORE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
-_ID_MAGICS = ("approve", "reject", "rollback", "journal", "delete", "pending")
+# Magics whose first argument is an execution id: ``last`` and recent ids complete there.
+_ID_MAGICS = tuple(c.magic for c in COMMANDS if c.magic and c.positionals and c.positionals[0].kind == "execution")
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,9 @@
 A cell is either Code Mode Python, a ``%%host`` cell, ``target?`` help, or one or more
 line magics (one per line). Each magic answers with a table or text in the cell; a failed
 magic is a Jupyter error (so ``nbclient`` stops on it like on a failed cell).
+
+The magics' names and arguments come from :mod:`codemode_kernel.commands`, the table the
+``codemode`` command is generated from too; this module keeps what each one shows.
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ import re
 import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from typing import Any
 
-from codemode_kernel.errors import CodemodeError
+from codemode_kernel.commands import Command, find_magic, magic_groups
+from codemode_kernel.errors import CodemodeError, UsageError
 from codemode_kernel.kernel.display import (
     cell_text,
     code_bundle,
@@ -30,9 +35,6 @@ from codemode_kernel.kernel.session import CellOutcome, NotebookSession
 from codemode_kernel.models import STEP_CONNECTOR
 
 _DOTTED = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$")
-_EXECUTION_REF = re.compile(r"^(last|[0-9A-HJKMNP-TV-Z]{6,26})$")
-_AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw]?)$")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks", "": "hours"}
 
 
 @dataclass(frozen=True)
@@ -73,14 +75,47 @@ def classify(source: str) -> Cell:
     return Cell("code", source)
 
 
-Handler = Callable[["Magics", list[str], str, Sink], Awaitable[CellOutcome | None]]
+Handler = Callable[["Magics", dict[str, Any], Sink], Awaitable[CellOutcome | None]]
 
 
 @dataclass(frozen=True)
 class Magic:
-    usage: str
-    help: str
-    run: Handler
+    """One ``%name`` as ``%help`` lists it: the commands under it (``%snippet`` has three)."""
+
+    commands: tuple[Command, ...]
+
+    @property
+    def usage(self) -> str:
+        first, *others = [c.magic_usage() for c in self.commands]
+        return " | ".join([first, *(u.split(" ", 2)[-1] for u in others)])
+
+    @property
+    def help(self) -> str:
+        return " ".join(c.help for c in self.commands)
+
+
+#: Every magic, by the word after ``%`` (generated from :data:`codemode_kernel.commands.COMMANDS`).
+MAGICS: dict[str, Magic] = {name: Magic(group) for name, group in magic_groups().items()}
+
+
+def parse_magic(line: str) -> tuple[Command, dict[str, Any]]:
+    """The command a magic line names and its values; :class:`UsageError` says what is wrong and the usage."""
+    name, _, rest = line.strip().lstrip("%").partition(" ")
+    magic = MAGICS.get(name)
+    if magic is None:
+        close = [m for m in MAGICS if m.startswith(name[:2])] if name else []
+        hint = f" Did you mean {', '.join('%' + m for m in close)}?" if close else ""
+        raise UsageError(f"Unknown magic %{name}.{hint} %help lists the magics.")
+    usage = magic.usage
+    try:
+        words = shlex.split(rest)
+        command, words = find_magic(name, words)
+        usage = command.magic_usage()
+        return command, command.parse(words)
+    except ValueError as exc:  # shlex: an unclosed quote
+        raise UsageError(f"%{name}: {exc}. Usage: {usage}") from None
+    except UsageError as exc:
+        raise UsageError(f"{exc} Usage: {usage}") from None
 
 
 class Magics:
@@ -98,20 +133,14 @@ class Magics:
         return CellOutcome()
 
     async def run_line(self, line: str, sink: Sink) -> CellOutcome:
-        name, _, rest = line.strip().lstrip("%").partition(" ")
-        magic = MAGICS.get(name)
-        if magic is None:
-            close = [m for m in MAGICS if m.startswith(name[:2])] if name else []
-            hint = f" Did you mean {', '.join('%' + m for m in close)}?" if close else ""
-            return _fail(sink, "UsageError", f"Unknown magic %{name}.{hint} %help lists the magics.")
         try:
-            args = shlex.split(rest)
-        except ValueError as exc:
-            return _fail(sink, "UsageError", f"%{name}: {exc}. Usage: {magic.usage}")
+            command, values = parse_magic(line)
+        except UsageError as exc:
+            return _fail(sink, "UsageError", str(exc))
         try:
-            outcome = await magic.run(self, args, rest.strip(), sink)
-        except _Usage as exc:
-            return _fail(sink, "UsageError", f"{exc} Usage: {magic.usage}")
+            if command.execution_argument is not None and values.get("execution") is not None:
+                values["execution"] = await self.session.resolve(values["execution"], command.purpose or "")
+            outcome = await _HANDLERS[command.name](self, values, sink)
         except (CodemodeError, LookupError) as exc:
             return _fail(sink, type(exc).__name__, str(exc).strip("'\""))
         return outcome or CellOutcome()
@@ -126,10 +155,6 @@ class Magics:
             return outcome
         bundle = next(value for kind, value in captured.outputs if kind == "display")
         return CellOutcome(payload=[{"source": "page", "data": bundle, "start": 0}])
-
-
-class _Usage(Exception):
-    pass
 
 
 def _fail(sink: Sink, ename: str, evalue: str) -> CellOutcome:
@@ -150,24 +175,13 @@ def _first_line(code: str, width: int = 60) -> str:
     return ""
 
 
-def _arg(args: list[str], i: int, what: str) -> str:
-    if len(args) <= i:
-        raise _Usage(f"Missing {what}.")
-    return args[i]
-
-
-def _no_more(args: list[str], n: int) -> None:
-    if len(args) > n:
-        raise _Usage(f"Unexpected {' '.join(args[n:])!r}.")
-
-
 # ---------------------------------------------------------------------------------------
 # The magics
 
 
-async def _help(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    rows = [[f"%{name}" if not name.startswith("%") else name, magic.usage.split(" ", 1)[1]
-             if " " in magic.usage else "", magic.help] for name, magic in MAGICS.items()]
+async def _help(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    rows = [[f"%{name}", magic.usage.split(" ", 1)[1] if " " in magic.usage else "", magic.help]
+            for name, magic in MAGICS.items()]
     rows.append(["%%host", "", "Run trusted host Python (first line of a cell); connect(connector) adds a "
                                "connector, disconnect(name) removes it; runtime and session are defined."])
     rows.append(["name?", "", "Same as %describe name (e.g. github.list_pull_requests?)."])
@@ -177,8 +191,7 @@ async def _help(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
     sink.display(bundle)
 
 
-async def _connectors(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    _no_more(args, 0)
+async def _connectors(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     session = m.session
     catalog = await session.runtime.catalog()
     kinds = {c.name: "python" for c in session.config.connectors}
@@ -204,39 +217,33 @@ async def _connectors(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
         sink.stream("Problems:\n" + "".join(f"  {p}\n" for p in problems), "stderr")
 
 
-async def _search(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    if not raw:
-        raise _Usage("Say what you are looking for.")
-    found = await m.session.runtime.search(raw)
+async def _search(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    query = v["query"]
+    found = await m.session.runtime.search(query)
     rows = [[r.path if r.kind == "method" else f"codemode.run({r.path!r}, …)", r.kind,
              "yes" if r.requires_approval else "", (r.description.strip().splitlines() or [""])[0],
              f"{r.score:.2f}"] for r in found.results]
     caption = f"{found.total} match(es)" + (f", showing {len(rows)}" if found.truncated else "")
     sink.display(table_bundle(["path", "kind", "approval", "description", "score"], rows, caption=caption,
-                              empty=f"Nothing matches {raw!r}. %connectors lists every method."))
+                              empty=f"Nothing matches {query!r}. %connectors lists every method."))
 
 
-async def _describe(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    target = _arg(args, 0, "a connector, connector.method or snippet name")
-    _no_more(args, 1)
-    out = await m.session.runtime.describe(target)
+async def _describe(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    out = await m.session.runtime.describe(v["target"])
     title = f"{out.kind} {out.path}" + (" — requires approval" if out.requires_approval else "")
     sink.display(code_bundle(out.types, title=title))
 
 
-async def _executions(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    limit = _int(args[0], "N") if args else 20
-    _no_more(args, 1)
-    states = await m.session.runtime.executions(limit=limit)
+async def _executions(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    states = await m.session.runtime.executions(limit=v["limit"])
     rows = [[s.id, s.status, _when(s.created_at), s.passes, len([e for e in s.log if e.connector != STEP_CONNECTOR]),
              _first_line(s.code)] for s in states]
     sink.display(table_bundle(["id", "status", "created", "passes", "calls", "code"], rows,
                               empty="No executions yet: run a cell."))
 
 
-async def _journal(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    eid = await m.session.resolve(_arg(args, 0, "an execution id (or last)"), "journal")
-    _no_more(args, 1)
+async def _journal(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    eid = v["execution"]
     state = await m.session.runtime.execution(eid)
     if state is None:
         raise CodemodeError(f"No execution {eid!r}. %executions lists them.")
@@ -254,10 +261,8 @@ async def _journal(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
         sink.display(result_bundle(state.result))
 
 
-async def _pending(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    eid = await m.session.resolve(args[0], "approve") if args else None
-    _no_more(args, 1)
-    actions = await m.session.runtime.pending(eid)
+async def _pending(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    actions = await m.session.runtime.pending(v["execution"])
     rows = [[a.execution_id, a.seq, f"{a.connector}.{a.method}", json_text(a.args, indent=None)] for a in actions]
     bundle = table_bundle(["execution", "seq", "call", "args"], rows, empty="Nothing is waiting for approval.")
     if actions:
@@ -265,9 +270,8 @@ async def _pending(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
     sink.display(bundle)
 
 
-async def _approve(m: Magics, args: list[str], raw: str, sink: Sink) -> CellOutcome:
-    eid = await m.session.resolve(_arg(args, 0, "an execution id (or last)"), "approve")
-    _no_more(args, 1)
+async def _approve(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
+    eid = v["execution"]
     out = await m.session.approve(eid, origin=sink)
     if out.get("status") == "error":
         ename, evalue, _ = error_parts(out)
@@ -275,18 +279,15 @@ async def _approve(m: Magics, args: list[str], raw: str, sink: Sink) -> CellOutc
     return CellOutcome(execution_id=eid)
 
 
-async def _reject(m: Magics, args: list[str], raw: str, sink: Sink) -> CellOutcome:
-    eid = await m.session.resolve(_arg(args, 0, "an execution id (or last)"), "reject")
-    seq = _int(args[1], "SEQ") if len(args) > 1 else None
-    _no_more(args, 2)
-    if await m.session.reject(eid, seq, origin=sink):
+async def _reject(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
+    eid = v["execution"]
+    if await m.session.reject(eid, v["seq"], origin=sink):
         return CellOutcome(execution_id=eid)
     return CellOutcome.failed("InvalidStateError", f"execution {eid} was not rejected", execution_id=eid)
 
 
-async def _rollback(m: Magics, args: list[str], raw: str, sink: Sink) -> CellOutcome:
-    eid = await m.session.resolve(_arg(args, 0, "an execution id (or last)"), "rollback")
-    _no_more(args, 1)
+async def _rollback(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
+    eid = v["execution"]
     try:
         await m.session.rollback(eid, origin=sink)
     except CodemodeError as exc:
@@ -294,69 +295,58 @@ async def _rollback(m: Magics, args: list[str], raw: str, sink: Sink) -> CellOut
     return CellOutcome(execution_id=eid)
 
 
-async def _snippet(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    action = _arg(args, 0, "save, delete or show")
-    name = _arg(args, 1, "the snippet name")
-    session = m.session
-    if action == "save":
-        rest = args[2:]
-        ref = "last"
-        if rest and _EXECUTION_REF.match(rest[0]):
-            ref, rest = rest[0], rest[1:]
-        eid = await session.resolve(ref, "snippet")
-        snippet = await session.save_snippet(name, eid, " ".join(rest))
-        sink.stream(f"Saved snippet {snippet.name!r} from execution {eid}. Run it in a cell with "
-                    f"codemode.run({snippet.name!r}, input); the code sees the value as `input`.\n")
-    elif action == "delete":
-        _no_more(args, 2)
-        if not await session.runtime.delete_snippet(name):
-            raise CodemodeError(f"No snippet named {name!r}. %snippets lists them.")
-        session.notify("snippets_changed", None)
-        sink.stream(f"Deleted snippet {name!r}.\n")
-    elif action == "show":
-        _no_more(args, 2)
-        for s in await session.runtime.snippets():
-            if s.name == name:
-                sink.display(code_bundle(s.code, title=f"snippet {s.name}: {s.description}".rstrip(": ")))
-                return
+async def _save_snippet(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    eid = v["execution"]
+    snippet = await m.session.save_snippet(v["name"], eid, v["description"])
+    sink.stream(f"Saved snippet {snippet.name!r} from execution {eid}. Run it in a cell with "
+                f"codemode.run({snippet.name!r}, input); the code sees the value as `input`.\n")
+
+
+async def _delete_snippet(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    name = v["name"]
+    if not await m.session.runtime.delete_snippet(name):
         raise CodemodeError(f"No snippet named {name!r}. %snippets lists them.")
-    else:
-        raise _Usage(f"Unknown action {action!r}.")
+    m.session.notify("snippets_changed", None)
+    sink.stream(f"Deleted snippet {name!r}.\n")
 
 
-async def _snippets(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    _no_more(args, 0)
+async def _show_snippet(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    name = v["name"]
+    for s in await m.session.runtime.snippets():
+        if s.name == name:
+            sink.display(code_bundle(s.code, title=f"snippet {s.name}: {s.description}".rstrip(": ")))
+            return
+    raise CodemodeError(f"No snippet named {name!r}. %snippets lists them.")
+
+
+async def _snippets(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     rows = [[s.name, s.description, ", ".join(s.connectors), _when(s.saved_at), _first_line(s.code)]
             for s in await m.session.runtime.snippets()]
     sink.display(table_bundle(["name", "description", "connectors", "saved", "code"], rows,
                               empty="No snippets yet: %snippet save NAME [last] [description]."))
 
 
-async def _delete(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    eid = await m.session.resolve(_arg(args, 0, "an execution id (or last)"), "delete")
-    _no_more(args, 1)
+async def _delete(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    eid = v["execution"]
     if not await m.session.delete_execution(eid):
         raise CodemodeError(f"No execution {eid!r}. %executions lists them.")
     sink.stream(f"Deleted execution {eid}.\n")
 
 
-async def _prune(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    keep = _int(args[0], "KEEP") if args else m.session.config.max_executions
-    _no_more(args, 1)
+async def _prune(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    keep = v["keep"] if v["keep"] is not None else m.session.config.max_executions
     n = await m.session.runtime.prune_executions(keep)
     m.session.notify("execution_deleted", None)
     sink.stream(f"Deleted {n} finished execution(s); kept the newest {keep}.\n")
 
 
-async def _expire(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    age = parse_age(args[0]) if args else timedelta(hours=24)
-    _no_more(args, 1)
+async def _expire(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    age = v["age"]
     ids = await m.session.expire(age)
     sink.stream(f"Expired {len(ids)} execution(s) older than {age}" + (": " + ", ".join(ids) if ids else "") + ".\n")
 
 
-async def _store(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    _no_more(args, 0)
+async def _store(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     session = m.session
     states = await session.runtime.executions()
     counts: dict[str, int] = {}
@@ -371,8 +361,7 @@ async def _store(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
     sink.stream("\n".join(lines) + "\n")
 
 
-async def _reload(m: Magics, args: list[str], raw: str, sink: Sink) -> CellOutcome:
-    _no_more(args, 0)
+async def _reload(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
     problems = await m.session.reload()
     m.session.take_unreported()
     catalog = await m.session.runtime.catalog()
@@ -384,16 +373,15 @@ async def _reload(m: Magics, args: list[str], raw: str, sink: Sink) -> CellOutco
     return CellOutcome()
 
 
-async def _vars(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    _no_more(args, 0)
+async def _vars(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     rows = [[name, type(value).__name__, _short(plain_text(value))]
             for name, value in sorted(m.session.variables.items())]
     sink.display(table_bundle(["name", "type", "value"], rows,
                               empty="No names are carried over yet: assign in a cell (x = ...) and it is."))
 
 
-async def _reset(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    names = args or sorted(m.session.variables)
+async def _reset(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    names = v["names"] or sorted(m.session.variables)
     unknown = [n for n in names if n not in m.session.variables]
     if unknown:
         raise CodemodeError(f"Not carried over: {', '.join(unknown)}. %vars lists the carried names.")
@@ -402,8 +390,7 @@ async def _reset(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
     sink.stream(f"Forgot {len(names)} name(s){': ' + ', '.join(names) if names else ''}.\n")
 
 
-async def _tool(m: Magics, args: list[str], raw: str, sink: Sink) -> None:
-    _no_more(args, 0)
+async def _tool(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     t = m.session.runtime.tool(connector_hints=m.session.config.hints)
     # The description quotes connector instructions (an MCP server's own words): plain text
     # in a <pre>, never Markdown (issue 10, item 1).
@@ -417,48 +404,11 @@ def _short(text: str, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _int(text: str, what: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise _Usage(f"{what} must be a whole number, not {text!r}.") from None
-    if value < 0:
-        raise _Usage(f"{what} must not be negative.")
-    return value
-
-
-def parse_age(text: str) -> timedelta:
-    """``90s``, ``30m``, ``2h``, ``7d``, ``1w``; a bare number means hours."""
-    match = _AGE.match(text.strip().lower())
-    if not match:
-        raise _Usage(f"Cannot read the age {text!r}: write e.g. 30m, 2h, 7d (a bare number means hours).")
-    return timedelta(**{_UNITS[match.group(2)]: float(match.group(1))})
-
-
-MAGICS: dict[str, Magic] = {
-    "help": Magic("%help", "List the magics.", _help),
-    "connectors": Magic("%connectors", "Connectors, their methods, the configuration file and any problems.",
-                        _connectors),
-    "search": Magic("%search QUERY", "Rank methods and snippets for a natural-language query.", _search),
-    "describe": Magic("%describe TARGET", "Python declarations of a connector, connector.method or snippet.",
-                      _describe),
-    "executions": Magic("%executions [N]", "The newest N executions (default 20) with their status.", _executions),
-    "journal": Magic("%journal ID|last", "One execution: its code, status and every journaled call.", _journal),
-    "pending": Magic("%pending [ID|last]", "Actions waiting for approval.", _pending),
-    "approve": Magic("%approve ID|last", "Approve the pending action and run the cell on (here and in its card).",
-                     _approve),
-    "reject": Magic("%reject ID|last [SEQ]", "Reject a pending action; the execution ends rejected.", _reject),
-    "rollback": Magic("%rollback ID|last", "Revert the actions an execution applied, newest first.", _rollback),
-    "snippet": Magic("%snippet save NAME [ID|last] [DESCRIPTION] | delete NAME | show NAME",
-                     "Save a completed execution's code as a snippet, delete or show one.", _snippet),
-    "snippets": Magic("%snippets", "The saved snippets.", _snippets),
-    "delete": Magic("%delete ID|last", "Delete an execution and its journal.", _delete),
-    "prune": Magic("%prune [KEEP]", "Delete finished executions beyond the newest KEEP.", _prune),
-    "expire": Magic("%expire [AGE]", "Reject paused executions older than AGE (default 24h; 30m, 2h, 7d).",
-                    _expire),
-    "store": Magic("%store", "Where the journal is and what it holds.", _store),
-    "reload": Magic("%reload", "Re-read codemode.toml and rebuild the connectors.", _reload),
-    "vars": Magic("%vars", "Names carried over from earlier cells.", _vars),
-    "reset": Magic("%reset [NAME ...]", "Forget carried-over names (all when none are given).", _reset),
-    "tool": Magic("%tool", "The model-facing `codemode` tool description for this notebook.", _tool),
+#: What each magic does, by command name (its arguments are in the table).
+_HANDLERS: dict[str, Handler] = {
+    "help": _help, "connectors": _connectors, "search": _search, "describe": _describe,
+    "executions": _executions, "journal": _journal, "pending": _pending, "approve": _approve,
+    "reject": _reject, "rollback": _rollback, "save_snippet": _save_snippet, "delete_snippet": _delete_snippet,
+    "show_snippet": _show_snippet, "snippets": _snippets, "delete": _delete, "prune": _prune, "expire": _expire,
+    "store": _store, "reload": _reload, "vars": _vars, "reset": _reset, "tool": _tool,
 }

@@ -86,7 +86,7 @@ def test_console_script_is_installed() -> None:
     """The `codemode` command is on the virtualenv's PATH."""
     exe = Path(sys.executable).with_name("codemode")
     out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, check=True)
-    assert "codemode run script.py" in out.stdout
+    assert "codemode run FILE [--approve ask|yes|no]" in out.stdout
 
 
 @pytest.mark.anyio
