@@ -250,9 +250,34 @@ _DENY_ALWAYS = {
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "quotactl": 179,
     "setrlimit": 160, "prlimit64": 302, "fanotify_init": 300, "vhangup": 153, "uselib": 134,
     "syslog": 103, "lookup_dcookie": 212, "landlock_create_ruleset": 444,
+    # Other processes' memory, memory policy and futex lists; capget answers for any pid.
+    "migrate_pages": 256, "move_pages": 279, "get_robust_list": 274, "capget": 125, "process_mrelease": 448,
+    # System V and POSIX IPC: objects outlive the pass and are shared by every process in the
+    # IPC namespace (a channel between passes, and a view of the host's segments).
+    "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67, "semget": 64, "semop": 65, "semctl": 66,
+    "semtimedop": 220, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "mq_open": 240,
+    "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243, "mq_notify": 244, "mq_getsetattr": 245,
+}
+# Calls that name a process: allowed only on the worker itself (pid 0 or its own pid), so a
+# worker can neither change another process's priority, affinity or I/O class, read its
+# state, nor learn which PIDs exist (refused alike for live and unused PIDs; issue 10, 7).
+# name -> (number, the argument holding the pid, (argument, the only value allowed) checks).
+_SELF_ONLY: dict[str, tuple[int, int, tuple[tuple[int, int], ...]]] = {
+    "getpriority": (140, 1, ((0, 0),)), "setpriority": (141, 1, ((0, 0),)),  # which == PRIO_PROCESS
+    "ioprio_set": (251, 1, ((0, 1),)), "ioprio_get": (252, 1, ((0, 1),)),     # which == IOPRIO_WHO_PROCESS
+    "sched_setparam": (142, 0, ()), "sched_getparam": (143, 0, ()), "sched_setscheduler": (144, 0, ()),
+    "sched_getscheduler": (145, 0, ()), "sched_rr_get_interval": (148, 0, ()), "sched_setaffinity": (203, 0, ()),
+    "sched_getaffinity": (204, 0, ()), "sched_setattr": (314, 0, ()), "sched_getattr": (315, 0, ()),
+    "getpgid": (121, 0, ()), "getsid": (124, 0, ()),
 }
 # read, write, select, poll, pselect6, futex, mmap, munmap, brk, mremap, madvise, getrandom
 _HOT = (0, 1, 23, 7, 270, 202, 9, 11, 12, 25, 28, 318)
+_FUTEX = 202
+# futex operations on priority-inheritance locks look up the TID stored in the lock word:
+# ESRCH or not tells whether a process exists, and the owner's priority can be boosted.
+# CPython never uses them. LOCK_PI, UNLOCK_PI, TRYLOCK_PI, WAIT_REQUEUE_PI, CMP_REQUEUE_PI, LOCK_PI2.
+_FUTEX_PI_OPS = (6, 7, 8, 11, 12, 13)
+_FUTEX_CMD_MASK = 0x7F  # the op without FUTEX_PRIVATE_FLAG / FUTEX_CLOCK_REALTIME
 _DENY_PROCESSES = {"clone": 56, "fork": 57, "vfork": 58, "clone3": 435}
 _DENY_NETWORK = {"socket": 41, "socketpair": 53}
 _OPEN_FLAGS_ARG = {2: 1, 257: 2}  # open(path, flags), openat(dirfd, path, flags)
@@ -262,10 +287,29 @@ _AUDIT_ARCH_X86_64 = 0xC000003E
 _RET_ALLOW = 0x7FFF0000
 _RET_ERRNO_EPERM = 0x00050000 | 1
 _RET_KILL_PROCESS = 0x80000000
-_LD_W_ABS, _JEQ_K, _JSET_K, _JGE_K, _RET_K = 0x20, 0x15, 0x45, 0x35, 0x06
+_LD_W_ABS, _JEQ_K, _JSET_K, _JGE_K, _RET_K, _AND_K = 0x20, 0x15, 0x45, 0x35, 0x06, 0x54
 
 
-def seccomp_program(deny_processes: bool, deny_network: bool) -> list[tuple[int, int, int, int]]:
+def _self_only(nr: int, pid_arg: int, checks: tuple[tuple[int, int], ...],
+               self_pid: int) -> list[tuple[int, int, int, int]]:
+    """Allow syscall ``nr`` only when every check holds and its pid is 0 or ``self_pid``.
+
+    Arguments are compared on their low 32 bits: they are C ``int``s, and the kernel
+    ignores the upper half of the register for them.
+    """
+    body: list[tuple[int, int, int, int]] = []
+    for arg, value in checks:
+        body += [(_LD_W_ABS, 0, 0, 16 + 8 * arg), (_JEQ_K, 0, 0, value)]  # jf patched below
+    body += [(_LD_W_ABS, 0, 0, 16 + 8 * pid_arg), (_JEQ_K, 2, 0, 0), (_JEQ_K, 1, 0, self_pid),
+             (_RET_K, 0, 0, _RET_ERRNO_EPERM), (_RET_K, 0, 0, _RET_ALLOW)]
+    refuse = len(body) - 2
+    for i, (code, jt, _jf, k) in enumerate(body):
+        if code == _JEQ_K and i < refuse - 3:  # a failed check jumps to the refusal
+            body[i] = (code, jt, refuse - i - 1, k)
+    return [(_JEQ_K, 0, len(body), nr), *body]
+
+
+def seccomp_program(deny_processes: bool, deny_network: bool, self_pid: int = 0) -> list[tuple[int, int, int, int]]:
     """The BPF program (code, jt, jf, k) of the worker's seccomp filter (x86_64)."""
     deny = dict(_DENY_ALWAYS)
     if deny_processes:
@@ -282,9 +326,17 @@ def seccomp_program(deny_processes: bool, deny_network: bool) -> list[tuple[int,
     ]
     # The calls a pass makes all the time are allowed first, so they skip the deny list.
     for nr in _HOT:
-        prog += [(_JEQ_K, 0, 1, nr), (_RET_K, 0, 0, _RET_ALLOW)]
+        if nr != _FUTEX:
+            prog += [(_JEQ_K, 0, 1, nr), (_RET_K, 0, 0, _RET_ALLOW)]
+            continue
+        n = len(_FUTEX_PI_OPS)
+        prog += [(_JEQ_K, 0, n + 4, nr), (_LD_W_ABS, 0, 0, 16 + 8 * 1), (_AND_K, 0, 0, _FUTEX_CMD_MASK)]
+        prog += [(_JEQ_K, n - i, 0, op) for i, op in enumerate(_FUTEX_PI_OPS)]
+        prog += [(_RET_K, 0, 0, _RET_ALLOW), (_RET_K, 0, 0, _RET_ERRNO_EPERM)]
     for nr in sorted(set(deny.values())):
         prog += [(_JEQ_K, 0, 1, nr), (_RET_K, 0, 0, _RET_ERRNO_EPERM)]
+    for nr, pid_arg, checks in _SELF_ONLY.values():
+        prog += _self_only(nr, pid_arg, checks, self_pid)
     # open/openat: refuse any flag that writes, creates or truncates.
     for nr, arg in _OPEN_FLAGS_ARG.items():
         prog += [
@@ -314,13 +366,14 @@ def _install_seccomp(libc: _Libc, limits: Mapping[str, Any], report: dict[str, A
         problem = f"the seccomp filter is written for x86_64, not {machine}"
     if problem is None:
         prog = seccomp_program(deny_processes=int(limits["max_processes"]) == 0,
-                               deny_network=not limits["network"])
+                               deny_network=not limits["network"], self_pid=os.getpid())
         filters = (_SockFilter * len(prog))(*(_SockFilter(*ins) for ins in prog))
         fprog = _SockFprog(len(prog), ctypes.cast(filters, ctypes.POINTER(_SockFilter)))
         problem = libc.call("prctl", ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER),
                             ctypes.byref(fprog), ctypes.c_ulong(0), ctypes.c_ulong(0))
     if problem is None:
-        what = ["exec", "signals to other processes", "file writes", "mounts and namespaces"]
+        what = ["exec", "signals to other processes", "calls on other processes", "file writes",
+                "mounts and namespaces"]
         if int(limits["max_processes"]) == 0:
             what.insert(0, "new processes and threads")
         if not limits["network"]:

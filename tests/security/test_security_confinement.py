@@ -144,7 +144,7 @@ def confined(tmp_path_factory: pytest.TempPathFactory, listener: Listener) -> It
         del os.environ[SECRET_ENV]
 
 
-def _features(report: dict[str, Any]) -> set[str]:
+def features(report: dict[str, Any]) -> set[str]:
     features = {k for k in ("filesystem_hidden", "network_isolated", "seccomp") if report.get(k)}
     if report.get("rlimits"):
         features.add("rlimits")
@@ -158,7 +158,7 @@ def test_probe_is_blocked(confined: tuple[dict[str, Any], HostSecrets], probe: s
     """It is blocked by the confinement this OS provides; the host secret and files stay as they were."""
     outcome, host = confined
     needed = PROBES[probe][1]
-    have = _features(outcome["report"])
+    have = features(outcome["report"])
     if not have & set(needed):
         pytest.skip(f"this system provides none of {needed}: {outcome['report'].get('problems')}")
     assert outcome["results"][probe].startswith("blocked"), outcome["results"][probe]
@@ -175,7 +175,7 @@ def test_the_environment_is_empty(tmp_path: Path) -> None:
 
 def test_no_connection_reached_the_host(confined: tuple[dict[str, Any], HostSecrets], listener: Listener) -> None:
     """The listener on 127.0.0.1 saw no connection from the confined worker."""
-    if not {"network_isolated", "seccomp"} & _features(confined[0]["report"]):
+    if not {"network_isolated", "seccomp"} & features(confined[0]["report"]):
         pytest.skip("the network cannot be dropped on this system")
     assert listener.accepted == 0
 
