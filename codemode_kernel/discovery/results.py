@@ -9,6 +9,7 @@ without a describe: path, one-line summary, required arguments, approval flag.
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -36,9 +37,15 @@ class SnippetLike(Protocol):
     def saved_at(self) -> int: ...
 
 
+_PATHS: weakref.WeakKeyDictionary[Catalog, list[str]] = weakref.WeakKeyDictionary()
+
+
 def index_keys(catalog: Catalog, snippets: Mapping[str, SnippetLike]) -> list[str]:
     """What an index was built from: every method path and every snippet version."""
-    return [m.path for m in catalog.all_methods()] + [f"snippet:{n}:{s.saved_at}" for n, s in snippets.items()]
+    paths = _PATHS.get(catalog)
+    if paths is None:  # a catalog does not change once resolved; listing 3,000 paths per search did show
+        paths = _PATHS[catalog] = [m.path for m in catalog.all_methods()]
+    return [*paths, *(f"snippet:{n}:{s.saved_at}" for n, s in snippets.items())]
 
 
 def build_index(catalog: Catalog, snippets: Mapping[str, SnippetLike]) -> SearchIndex:
