@@ -10,19 +10,32 @@ whether they won, so two hosts racing to approve the same execution apply it onc
 Calls are synchronous: on SQLite a statement takes microseconds, and running them on the
 event loop keeps the per-call journal cost low (see benchmarks/bench_runtime.py). A pass
 keeps one connection for its whole run (:meth:`JournalStore.session`).
+
+A database failure (locked past the busy timeout, read-only, full, corrupted, unreachable)
+is raised as :class:`~codemode_kernel.errors.StoreError` with a message saying what to do;
+the operation that failed is rolled back, the connection stays usable.
+
+Schema versions: ``codemode_meta`` holds ``schema_version`` and the ``package_version`` that
+last wrote the schema. Opening an older journal backs it up (a copy beside a SQLite file,
+``<file>.schema-v<N>.backup``; backup tables inside other databases) and then applies
+:data:`MIGRATIONS` in one locked transaction; a newer journal is refused before anything
+is written, naming the package version it needs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
+import logging
 import os
+import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
     BigInteger,
@@ -43,15 +56,18 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.compiler import SQLCompiler
 
-SCHEMA_VERSION = 1
+from codemode_kernel.errors import SchemaVersionError, StoreError
+
+log = logging.getLogger(__name__)
 
 StoreConnection = Connection  # the type other modules annotate with, without importing SQLAlchemy
 
@@ -116,9 +132,20 @@ snippets = Table(
     Column("saved_at", BigInteger, nullable=False),
 )
 
-# Migrations: (version, list of SQL statements) applied in order after create_all().
-# Version 1 is the initial schema created by create_all(); add later changes here.
-MIGRATIONS: list[tuple[int, list[str]]] = []
+# Migrations: (version, SQL statements that take the schema from version - 1 to it), in order.
+# Version 1 is the schema create_all() makes; a new entry here must also change the tables
+# above (a fresh store is created at the newest version, never migrated). The frozen v1
+# journal in tests/reliability/fixtures is opened by the upgrade specs.
+Migration = tuple[int, Sequence[str]]
+MIGRATIONS: list[Migration] = []
+SCHEMA_VERSION = MIGRATIONS[-1][0] if MIGRATIONS else 1
+
+# Statuses after which an execution has nothing waiting: its pending entries are settled in
+# the same transaction as the status change (models.TERMINAL_STATUSES; the store does not
+# import the models).
+_TERMINAL = frozenset({"completed", "error", "rejected", "rolled_back"})
+_STATUSES = frozenset({"running", "paused"}) | _TERMINAL
+_ENTRY_STATES = frozenset({"executing", "applied", "pending", "reverted", "error"})
 
 
 class _Prepared:
@@ -218,26 +245,123 @@ def _prepare_sqlite_file(url: str) -> None:
             os.chmod(path, 0o600)
 
 
-class JournalStore:
-    """Tables for one or more named runtimes in one SQLAlchemy database."""
+F = TypeVar("F", bound=Callable[..., Any])
 
-    def __init__(self, url: str, *, engine: Engine | None = None) -> None:
+# (words in the driver's message or SQLite error name, what happened, what to do)
+_FAULTS: list[tuple[tuple[str, ...], str, str]] = [
+    (("database is locked", "database table is locked", "sqlite_busy"),
+     "is locked by another writer (it held the lock past the busy timeout)",
+     "Let the other process finish (or stop it) and try again; this change was not made."),
+    (("readonly database", "read-only", "sqlite_readonly"),
+     "is read-only for this process",
+     "Make the file and its folder writable, or point the store at a writable place; this change was not made."),
+    (("disk is full", "sqlite_full", "disk i/o error", "sqlite_ioerr", "no space left"),
+     "could not be written (the disk is full, a file-size limit was hit, or the disk failed)",
+     "Free some space (or raise the limit) and try again; this change was not made, earlier records are intact."),
+    (("file is not a database", "malformed", "sqlite_corrupt", "sqlite_notadb"),
+     "is not a readable SQLite database; the file is corrupted",
+     "Move it aside (a new journal is started in its place) and keep it for recovery, or restore a backup "
+     "(an upgrade leaves a '.schema-v<N>.backup' copy beside it)."),
+    (("unable to open database", "sqlite_cantopen"),
+     "cannot be opened",
+     "Check that its folder exists and is writable by this process."),
+]
+
+
+def _store_fault(where: str, exc: BaseException) -> StoreError:
+    """The :class:`StoreError` for a driver error: its first line only (never the SQL or its parameters)."""
+    orig = getattr(exc, "orig", None) or exc
+    first = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
+    name = str(getattr(orig, "sqlite_errorname", "") or "")
+    words = f"{first} {name}".lower()
+    for keys, problem, advice in _FAULTS:
+        if any(k in words for k in keys):
+            return StoreError(where, f"{problem} ({first})", advice)
+    return StoreError(where, f"failed ({type(orig).__name__}: {first})",
+                      "Check that the database is reachable and try again; this change was not made.")
+
+
+def _guarded(fn: F) -> F:
+    """Translate driver errors of a store operation into :class:`StoreError`, leaving the connection usable."""
+
+    @functools.wraps(fn)
+    def wrapper(self: JournalStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except (DBAPIError, self._dbapi_error) as exc:
+            conn = args[0] if args and isinstance(args[0], Connection) else None
+            if conn is not None:
+                _abandon(conn)
+            raise _store_fault(self.where, exc) from exc
+
+    return cast(F, wrapper)
+
+
+def _abandon(conn: Connection) -> None:
+    """Roll back what the failed operation began (through SQLAlchemy and on the raw connection)."""
+    with contextlib.suppress(Exception):
+        conn.rollback()
+    with contextlib.suppress(Exception):
+        raw = conn.connection.dbapi_connection
+        if raw is not None:
+            raw.rollback()
+
+
+def _package_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("codemode-kernel")
+    except Exception:
+        return "unknown"
+
+
+class JournalStore:
+    """Tables for one or more named runtimes in one SQLAlchemy database.
+
+    ``busy_timeout`` (seconds) is how long a SQLite write waits for another writer's lock
+    before failing with a :class:`StoreError`. ``migrations`` replaces :data:`MIGRATIONS`
+    (the upgrade specs inject some); the newest version it names is the one this store knows.
+    """
+
+    def __init__(self, url: str, *, engine: Engine | None = None, busy_timeout: float = 30.0,
+                 migrations: Sequence[Migration] | None = None) -> None:
         self.url = url
+        self.migrations = list(MIGRATIONS if migrations is None else migrations)
+        self.schema_version = self.migrations[-1][0] if self.migrations else 1
+        parsed = make_url(url)
+        self.sqlite_path: Path | None = None
+        if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") \
+                and not str(parsed.database).startswith("file:"):
+            self.sqlite_path = Path(str(parsed.database))
+        self.where = str(self.sqlite_path) if self.sqlite_path else parsed.render_as_string(hide_password=True)
         if engine is None:
             is_sqlite = url.startswith("sqlite")
             if is_sqlite:
-                _prepare_sqlite_file(url)
+                try:
+                    _prepare_sqlite_file(url)
+                except OSError as exc:
+                    raise _store_fault(self.where, exc) from exc
                 memory = make_url(url).database in (None, "", ":memory:")
                 if memory:  # one shared connection, or every checkout would see a new empty database
                     engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
                 else:
-                    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
-                event.listen(engine, "connect", _sqlite_pragmas)
+                    engine = create_engine(url, connect_args={"timeout": busy_timeout, "check_same_thread": False})
+                busy_ms = int(busy_timeout * 1000)
+                event.listen(engine, "connect", lambda dbapi_conn, _record: _sqlite_pragmas(dbapi_conn, busy_ms))
             else:
                 engine = create_engine(url, pool_pre_ping=True)
         self.engine = engine
         self.dialect = engine.dialect.name
-        self._migrate()
+        self._dbapi_error: type[Exception] = getattr(engine.dialect.loaded_dbapi, "Error", DBAPIError)
+        try:
+            self._migrate()
+        except StoreError:
+            engine.dispose()
+            raise
+        except (DBAPIError, self._dbapi_error) as exc:
+            engine.dispose()
+            raise _store_fault(self.where, exc) from exc
         self._insert_entry = _Prepared(
             insert(entries).values({c.name: bindparam(c.name) for c in entries.columns}), engine)
         self._finish_entry = _Prepared(
@@ -249,21 +373,134 @@ class JournalStore:
 
     # -- schema ------------------------------------------------------------------------
 
+    def _stored_version(self, conn: Connection) -> tuple[int, str | None] | None:
+        """(schema version, package version that wrote it), or None for a store without our tables."""
+        if not inspect(conn).has_table(meta_table.name):
+            return None
+        rows = {str(k): str(v) for k, v in conn.execute(select(meta_table.c.key, meta_table.c.value)).all()}
+        if "schema_version" not in rows:
+            return None
+        return int(rows["schema_version"]), rows.get("package_version")
+
     def _migrate(self) -> None:
+        with self.engine.connect() as conn:
+            found = self._stored_version(conn)
+            conn.rollback()
+        if found is not None:
+            self._refuse_newer(*found)
+            if found[0] < self.schema_version:
+                self._upgrade(found[0])
+                return
+            return
         metadata.create_all(self.engine)
+        with contextlib.suppress(IntegrityError), self.engine.begin() as conn:  # another host initialised it
+            conn.execute(insert(meta_table).values([
+                {"key": "schema_version", "value": str(self.schema_version)},
+                {"key": "package_version", "value": _package_version()}]))
+        with self.engine.connect() as conn:
+            found = self._stored_version(conn)
+        if found is not None:
+            self._refuse_newer(*found)
+
+    def _refuse_newer(self, version: int, written_by: str | None) -> None:
+        if version > self.schema_version:
+            raise SchemaVersionError(self.where, version, self.schema_version, written_by, _package_version())
+
+    def _upgrade(self, version: int) -> None:
+        """Back up, then apply the migrations after ``version`` in one locked transaction."""
+        backup = self._backup(version)
+        target = self.schema_version
+        steps = [(v, sql) for v, sql in self.migrations if v > version]
+        try:
+            with self.engine.connect() as conn:
+                if self.dialect == "sqlite":
+                    # pysqlite runs DDL outside transactions unless told otherwise: take the
+                    # write lock ourselves so the whole upgrade commits or not at all.
+                    raw = conn.connection.driver_connection
+                    assert raw is not None
+                    previous = raw.isolation_level
+                    raw.isolation_level = None
+                    try:
+                        raw.execute("BEGIN IMMEDIATE")
+                        try:
+                            self._apply(conn, steps)
+                        except BaseException:
+                            raw.execute("ROLLBACK")
+                            raise
+                        raw.execute("COMMIT")
+                    finally:
+                        raw.isolation_level = previous
+                else:
+                    with conn.begin():
+                        conn.execute(meta_table.select().with_for_update())
+                        self._apply(conn, steps)
+        except (DBAPIError, self._dbapi_error) as exc:
+            first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
+            saved = f" A copy from before the upgrade is at {backup}." if backup else ""
+            raise StoreError(self.where, f"could not be upgraded from schema version {version} to {target} ({first})",
+                             f"Nothing was changed.{saved} Report this with the message above.") from exc
+        log.info("journal %s upgraded from schema version %s to %s", self.where, version, target)
+
+    def _apply(self, conn: Connection, steps: Sequence[Migration]) -> None:
+        found = self._stored_version(conn)  # again, under the lock: another host may have upgraded it
+        current = found[0] if found else 0
+        for version, statements in steps:
+            if version <= current:
+                continue
+            for sql in statements:
+                conn.exec_driver_sql(sql)
+            current = version
+        conn.execute(update(meta_table).where(meta_table.c.key == "schema_version").values(value=str(current)))
+        conn.execute(delete(meta_table).where(meta_table.c.key == "package_version"))
+        conn.execute(insert(meta_table).values(key="package_version", value=_package_version()))
+
+    def _backup(self, version: int) -> str | None:
+        """A copy of the store as it is before upgrading from ``version``; where it is."""
+        if self.sqlite_path is not None:
+            target = self.sqlite_path.with_name(f"{self.sqlite_path.name}.schema-v{version}.backup")
+            if target.exists():  # an earlier attempt (or another host) made it: that copy is the one to keep
+                return str(target)
+            partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+            try:
+                fd = os.open(partial, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
+                os.close(fd)
+                raw = self.engine.raw_connection()
+                try:
+                    copy = sqlite3.connect(partial)
+                    try:
+                        raw.driver_connection.backup(copy)  # type: ignore[union-attr]
+                        copied = copy.execute("SELECT value FROM codemode_meta WHERE key = 'schema_version'").fetchone()
+                    finally:
+                        copy.close()
+                finally:
+                    raw.close()
+                # Keep it only if it is still the old version (another host may have upgraded
+                # meanwhile), and never replace a copy another host made first.
+                if copied is not None and copied[0] == str(version):
+                    with contextlib.suppress(FileExistsError):
+                        os.link(partial, target)
+            except (OSError, sqlite3.Error) as exc:
+                raise StoreError(self.where, f"needs an upgrade from schema version {version}, but the backup "
+                                 f"copy {target} could not be written ({exc})",
+                                 "Free some space or make its folder writable, then open it again; "
+                                 "nothing was changed.") from exc
+            finally:
+                with contextlib.suppress(OSError):
+                    partial.unlink()
+            return str(target)
+        if self.engine.dialect.name == "sqlite":
+            return None  # in memory: nothing outlives the process anyway
+        # Other databases: copies of the tables beside them, in the same database.
+        suffix = f"_backup_v{version}"
         with self.engine.begin() as conn:
-            row = conn.execute(select(meta_table.c.value).where(meta_table.c.key == "schema_version")).first()
-            version = int(row[0]) if row else 0
-            if row is None:
-                with contextlib.suppress(IntegrityError):  # another process initialised it first
-                    conn.execute(insert(meta_table).values(key="schema_version", value=str(SCHEMA_VERSION)))
-                version = SCHEMA_VERSION
-            for target, statements in MIGRATIONS:
-                if target > version:
-                    for sql in statements:
-                        conn.exec_driver_sql(sql)
-                    conn.execute(update(meta_table).where(meta_table.c.key == "schema_version")
-                                 .values(value=str(target)))
+            existing = set(inspect(conn).get_table_names())
+            for table in (executions, entries, snippets, meta_table):
+                name = table.name + suffix
+                if name in existing or table.name not in existing:
+                    continue
+                quoted = self.engine.dialect.identifier_preparer.quote
+                conn.exec_driver_sql(f"CREATE TABLE {quoted(name)} AS SELECT * FROM {quoted(table.name)}")
+        return f"the tables named *{suffix}"
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -276,6 +513,7 @@ class JournalStore:
 
     # -- executions ----------------------------------------------------------------------
 
+    @_guarded
     def insert_execution(self, conn: Connection, runtime: str, execution_id: str, code: str,
                          connectors: Sequence[str], inputs: dict[str, Any], options: dict[str, Any]) -> None:
         t = now_ms()
@@ -285,12 +523,14 @@ class JournalStore:
             passes=0, created_at=t, updated_at=t))
         conn.commit()
 
+    @_guarded
     def get_execution(self, conn: Connection, runtime: str, execution_id: str) -> ExecutionRow | None:
         row = conn.execute(select(executions).where(
             and_(executions.c.runtime == runtime, executions.c.id == execution_id))).mappings().first()
         conn.commit()
         return _execution_row(row) if row is not None else None
 
+    @_guarded
     def list_executions(self, conn: Connection, runtime: str, limit: int | None = None,
                         statuses: Sequence[str] | None = None) -> list[ExecutionRow]:
         q = select(executions).where(executions.c.runtime == runtime)
@@ -303,18 +543,31 @@ class JournalStore:
         conn.commit()
         return rows
 
+    @_guarded
     def transition(self, conn: Connection, runtime: str, execution_id: str, expected: Sequence[str],
                    status: str, **fields: Any) -> bool:
-        """Compare-and-set the status; True if this caller won."""
+        """Compare-and-set the status; True if this caller won.
+
+        Moving to a terminal status also ends the execution's ``pending`` entries (state
+        ``error``, error = the ``error_type`` given, else the status), atomically.
+        """
         values: dict[str, Any] = {"status": status, "updated_at": now_ms()}
         for key, value in fields.items():
             values[key] = json.dumps(value) if key in ("logs",) else value
         res = conn.execute(update(executions).where(and_(
             executions.c.runtime == runtime, executions.c.id == execution_id,
             executions.c.status.in_(list(expected)))).values(**values))
+        won = res.rowcount == 1
+        if won and status in _TERMINAL:
+            # Nothing waits in a finished execution. Settled in the same transaction, so a host
+            # that dies right after a reject or an expiry leaves no pending call behind.
+            conn.execute(update(entries).where(and_(
+                entries.c.runtime == runtime, entries.c.execution_id == execution_id, entries.c.state == "pending"))
+                .values(state="error", error=fields.get("error_type") or status, updated_at=values["updated_at"]))
         conn.commit()
-        return bool(res.rowcount == 1)
+        return bool(won)
 
+    @_guarded
     def begin_pass(self, conn: Connection, runtime: str, execution_id: str, pass_number: int) -> None:
         """Record that pass ``pass_number`` starts (the caller owns the execution: it won the CAS)."""
         conn.execute(update(executions).where(and_(
@@ -322,6 +575,7 @@ class JournalStore:
             passes=pass_number, updated_at=now_ms()))
         conn.commit()
 
+    @_guarded
     def terminal_beyond(self, conn: Connection, runtime: str, keep: int, terminal: Sequence[str]) -> list[str]:
         """Ids of terminal executions older than the newest ``keep`` ones."""
         rows = conn.execute(select(executions.c.id).where(and_(
@@ -330,11 +584,13 @@ class JournalStore:
         conn.commit()
         return [r[0] for r in rows]
 
+    @_guarded
     def touch(self, conn: Connection, runtime: str, execution_id: str) -> None:
         conn.execute(update(executions).where(and_(
             executions.c.runtime == runtime, executions.c.id == execution_id)).values(updated_at=now_ms()))
         conn.commit()
 
+    @_guarded
     def delete_execution(self, conn: Connection, runtime: str, execution_id: str) -> bool:
         conn.execute(delete(entries).where(and_(entries.c.runtime == runtime,
                                                 entries.c.execution_id == execution_id)))
@@ -343,6 +599,7 @@ class JournalStore:
         conn.commit()
         return bool(res.rowcount == 1)
 
+    @_guarded
     def stale(self, conn: Connection, runtime: str, status: str, before_ms: int) -> list[str]:
         rows = conn.execute(select(executions.c.id).where(and_(
             executions.c.runtime == runtime, executions.c.status == status,
@@ -350,13 +607,67 @@ class JournalStore:
         conn.commit()
         return [r[0] for r in rows]
 
+    @_guarded
     def count_executions(self, conn: Connection, runtime: str) -> int:
         n = conn.execute(select(func.count()).select_from(executions).where(executions.c.runtime == runtime)).scalar()
         conn.commit()
         return int(n or 0)
 
+    # -- health ---------------------------------------------------------------------------
+
+    @_guarded
+    def integrity_problems(self) -> list[str]:
+        """What is wrong with the stored data; ``[]`` when it is sound.
+
+        On SQLite, ``PRAGMA integrity_check`` first (pages, indexes). Then the journal's rules,
+        on any database: statuses and entry states are known ones; every entry belongs to an
+        execution; a ``pending`` entry is only in a running or paused execution, and a paused
+        one has one; an ``executing`` entry (its outcome unknown) only in a running, error or
+        rolled_back one; a completed execution has its result or a note saying why not; the
+        schema version is the one this store knows.
+        """
+        problems: list[str] = []
+        e, x = entries, executions
+        joined = e.join(x, and_(e.c.runtime == x.c.runtime, e.c.execution_id == x.c.id))
+        with self.engine.connect() as conn:
+            if self.dialect == "sqlite":
+                checked = [r[0] for r in conn.exec_driver_sql("PRAGMA integrity_check").all()]
+                if checked != ["ok"]:
+                    problems += [f"sqlite integrity_check: {line}" for line in checked]
+            version = conn.execute(select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
+            if version != str(self.schema_version):
+                problems.append(f"schema_version is {version!r}, expected {self.schema_version}")
+            for runtime, eid, status in conn.execute(
+                    select(x.c.runtime, x.c.id, x.c.status).where(x.c.status.not_in(sorted(_STATUSES)))):
+                problems.append(f"{runtime}/{eid}: unknown status {status!r}")
+            for runtime, eid, seq, state in conn.execute(
+                    select(e.c.runtime, e.c.execution_id, e.c.seq, e.c.state)
+                    .where(e.c.state.not_in(sorted(_ENTRY_STATES)))):
+                problems.append(f"{runtime}/{eid}#{seq}: unknown entry state {state!r}")
+            orphans = select(e.c.runtime, e.c.execution_id, e.c.seq).where(~select(x.c.id).where(and_(
+                x.c.runtime == e.c.runtime, x.c.id == e.c.execution_id)).exists())
+            for runtime, eid, seq in conn.execute(orphans):
+                problems.append(f"{runtime}/{eid}#{seq}: entry of an execution that does not exist")
+            rules = [("pending", ("running", "paused")), ("executing", ("running", "error", "rolled_back"))]
+            for state, allowed in rules:
+                for runtime, eid, seq, status in conn.execute(
+                        select(e.c.runtime, e.c.execution_id, e.c.seq, x.c.status).select_from(joined)
+                        .where(and_(e.c.state == state, x.c.status.not_in(allowed)))):
+                    problems.append(f"{runtime}/{eid}#{seq}: a {state} entry in a {status} execution")
+            waiting = select(e.c.seq).where(and_(e.c.runtime == x.c.runtime, e.c.execution_id == x.c.id,
+                                                 e.c.state == "pending")).exists()
+            for runtime, eid in conn.execute(select(x.c.runtime, x.c.id).where(and_(x.c.status == "paused",
+                                                                                   ~waiting))):
+                problems.append(f"{runtime}/{eid}: paused with no pending call")
+            for runtime, eid in conn.execute(select(x.c.runtime, x.c.id).where(and_(
+                    x.c.status == "completed", x.c.result.is_(None), x.c.result_note.is_(None)))):
+                problems.append(f"{runtime}/{eid}: completed without a result or a note")
+            conn.rollback()
+        return problems
+
     # -- entries --------------------------------------------------------------------------
 
+    @_guarded
     def entries(self, conn: Connection, runtime: str, execution_id: str) -> list[EntryRow]:
         rows = conn.execute(select(entries).where(and_(
             entries.c.runtime == runtime, entries.c.execution_id == execution_id)).order_by(entries.c.seq)).mappings()
@@ -364,6 +675,7 @@ class JournalStore:
         conn.commit()
         return out
 
+    @_guarded
     def insert_entry(self, conn: Connection, runtime: str, execution_id: str, seq: int, connector: str,
                      method: str, args: str, state: str, *, requires_approval: bool, ephemeral: bool,
                      pass_number: int, result: str | None = None, error: str | None = None) -> bool:
@@ -387,6 +699,7 @@ class JournalStore:
             raise
         return True
 
+    @_guarded
     def finish_entry(self, conn: Connection, runtime: str, execution_id: str, seq: int, state: str, *,
                      result: str | None = None, error: str | None = None) -> bool:
         """Move an ``executing`` entry to ``applied`` (with its result) or ``error``; True if it was executing."""
@@ -394,6 +707,7 @@ class JournalStore:
             "k_runtime": runtime, "k_execution_id": execution_id, "k_seq": seq, "k_state": "executing",
             "v_state": state, "v_result": result, "v_error": error, "v_updated_at": now_ms()}) == 1
 
+    @_guarded
     def set_entry(self, conn: Connection, runtime: str, execution_id: str, seq: int, expected: Sequence[str],
                   state: str, **fields: Any) -> bool:
         """Compare-and-set an entry's state; True if this caller won."""
@@ -405,6 +719,7 @@ class JournalStore:
 
     # -- snippets -------------------------------------------------------------------------
 
+    @_guarded
     def upsert_snippet(self, conn: Connection, runtime: str, row: SnippetRow) -> None:
         conn.execute(delete(snippets).where(and_(snippets.c.runtime == runtime, snippets.c.name == row.name)))
         conn.execute(insert(snippets).values(
@@ -413,29 +728,32 @@ class JournalStore:
             saved_at=row.saved_at))
         conn.commit()
 
+    @_guarded
     def list_snippets(self, conn: Connection, runtime: str) -> list[SnippetRow]:
         rows = conn.execute(select(snippets).where(snippets.c.runtime == runtime).order_by(snippets.c.name)).mappings()
         out = [_snippet_row(r) for r in rows]
         conn.commit()
         return out
 
+    @_guarded
     def get_snippet(self, conn: Connection, runtime: str, name: str) -> SnippetRow | None:
         row = conn.execute(select(snippets).where(and_(snippets.c.runtime == runtime, snippets.c.name == name))
                            ).mappings().first()
         conn.commit()
         return _snippet_row(row) if row is not None else None
 
+    @_guarded
     def delete_snippet(self, conn: Connection, runtime: str, name: str) -> bool:
         res = conn.execute(delete(snippets).where(and_(snippets.c.runtime == runtime, snippets.c.name == name)))
         conn.commit()
         return bool(res.rowcount == 1)
 
 
-def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+def _sqlite_pragmas(dbapi_conn: Any, busy_ms: int) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
-    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
 
