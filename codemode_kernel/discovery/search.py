@@ -194,12 +194,12 @@ class SearchIndex:
         for t, per_doc in weighted.items():
             df = len(per_doc)
             self.idf[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
-            docs = list(per_doc)
-            self.postings[t] = _Postings(docs, [tf * saturate / (tf + K1) for tf in per_doc.values()])
+            holders = list(per_doc)
+            self.postings[t] = _Postings(holders, [tf * saturate / (tf + K1) for tf in per_doc.values()])
             if df == n:
                 continue
             counts: dict[str, int] = {}
-            for i in docs:
+            for i in holders:
                 c = owner[i]
                 counts[c] = counts.get(c, 0) + 1
             share = (df + 0.5) / (n + 1)
@@ -207,7 +207,7 @@ class SearchIndex:
                      if (k + 0.5) / (sizes[c] + 1) > share}
             if lifts:
                 self.affinity[t] = lifts
-        self.name_idf = [tuple(self.idf.get(n, 0.0) for n in name) for name in self.name_stems]
+        self.name_idf = [tuple(self.idf.get(word, 0.0) for word in name) for name in self.name_stems]
 
     @staticmethod
     def _fields(d: SearchDocument) -> dict[str, list[str]]:
