@@ -149,3 +149,29 @@ async def test_a_name_several_connectors_share_is_not_guessed() -> None:
         answer = out["result"]
         assert answer["kind"] == "not_found"
         assert answer["suggestions"] == ["depot.ship_order", "parcels.ship_order"]
+
+
+class Hostile(Connector):
+    """Summaries and names that try to end a comment, a docstring or the source."""
+
+    name = "hostile"
+
+    def tools(self) -> dict[str, Tool]:
+        evil = 'Ends """ here\x00\x1b[31m and \u2028 breaks\r\nimport os'
+        return {"evil_method": tool(_echo, description=evil, input_schema={
+            "type": "object", "properties": {"x": {"type": "string", "description": evil}}, "required": ["x"]})}
+
+
+async def test_hostile_text_stays_inside_comments_and_docstrings() -> None:
+    """Every answer stays valid Python whatever the descriptions, the snippet source or the target hold."""
+    async with CodemodeRuntime([Hostile()], store="sqlite://", executor=InProcessExecutor()) as rt:
+        runs((await rt.describe("hostile")).types)
+        runs((await rt.describe("hostile.evil_method")).types)
+        runs((await rt.describe("hostile.evil_method", full=True)).types)
+        runs((await rt.describe("hostile.evil_method.x")).types)
+        done = await rt.execute("s = 'a\\x00b'\ns")
+        await rt.save_snippet("evil", execution_id=done["execution_id"], description='"""\x00')
+        runs((await rt.describe("evil")).types)
+        answer = (await rt.execute("codemode.describe('nope\\n\"\"\"\\x00')"))["result"]
+        assert answer["kind"] == "not_found"
+        runs(answer["types"])
