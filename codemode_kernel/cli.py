@@ -35,9 +35,9 @@ from codemode_kernel.building import runtime_for_folder
 from codemode_kernel.commands import COMMANDS, Command
 from codemode_kernel.connectors.toolset import ToolSetConnector
 from codemode_kernel.errors import CodemodeError, UsageError
-from codemode_kernel.models import STEP_CONNECTOR, ExecutionState
+from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, ToolLogEntry
 from codemode_kernel.runtime import CodemodeRuntime
-from codemode_kernel.selection import resolve_execution
+from codemode_kernel.selection import resolve_execution, revertible_calls
 from codemode_kernel.terminal import ProgramOutput, TerminalFormatter, quoted_block, terminal_json, terminal_text
 
 
@@ -123,9 +123,10 @@ class Console:
         else:
             self.text("  " + quoted_block(str(out["error"])))
 
-    def journal(self, state: ExecutionState) -> None:
+    def journal(self, state: ExecutionState, revertible: Sequence[ToolLogEntry]) -> None:
+        """An execution and its journal; ``revertible``: what a rollback would revert (``selection``'s rule)."""
         if self.as_json:
-            self.data(state.to_dict())
+            self.data({**state.to_dict(), "can_rollback": bool(revertible), "revertible": len(revertible)})
             return
         self.text(f"execution {state.id}: {state.status}, {state.passes} pass(es)")
         for e in state.log:
@@ -141,6 +142,8 @@ class Console:
             self.text(f"  #{e.seq:<3} {e.state:<9} pass {e.pass_number}  {call}  {shown}")
         if state.error:
             self.text("  error: " + quoted_block(state.error))
+        if revertible:
+            self.text(f"  can roll back: codemode rollback {state.id} reverts {len(revertible)} call(s)")
 
 
 async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
@@ -205,7 +208,7 @@ async def _show(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: C
     state = await rt.execution(v["execution"])
     if state is None:
         raise CodemodeError(f"no execution {v['execution']!r}")  # escaped where it is printed, in main()
-    console.journal(state)
+    console.journal(state, revertible_calls(state, await rt.catalog()))
     return 0
 
 
@@ -325,7 +328,7 @@ async def demo(console: Console, ask: Callable[[str], str]) -> int:
         state = await rt.execution(out["execution_id"])
         assert state is not None
         w("\nThe journal:\n")
-        console.journal(state)
+        console.journal(state, revertible_calls(state, await rt.catalog()))
         if ask("Roll back the applied actions? [y/N] ").strip().lower() in ("y", "yes"):
             await rt.rollback(out["execution_id"])
             state = await rt.execution(out["execution_id"])

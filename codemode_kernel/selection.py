@@ -1,4 +1,4 @@
-"""Which execution a person means: ``last``, a full id, or a unique id prefix (issue 11).
+"""Which execution a person means (``last``, a full id, a unique id prefix), and what can be done with it (issue 11).
 
 The notebook's magics and cards, the ``codemode`` command and the side panel all accept
 ``last`` and id prefixes; they resolve them here, so ``last`` means the same everywhere:
@@ -9,6 +9,11 @@ The notebook's magics and cards, the ``codemode`` command and the side panel all
 | ``rollback`` | completed, error or rejected |
 | ``snippet`` | completed or rolled back |
 | anything else (``show``, ``delete``) | of any status |
+
+**Can it be rolled back?** :func:`revertible_calls` is the one rule the notebook's card, the
+side panel (which gets it as ``can_rollback``) and ``codemode show`` use: a finished
+execution's applied connector calls whose method (as configured now) has a revert, newest
+first, as :meth:`CodemodeRuntime.rollback` walks them.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from codemode_kernel.errors import CodemodeError, UnknownExecutionError
+from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, ToolLogEntry
 
 if TYPE_CHECKING:
+    from codemode_kernel.catalog import Catalog
     from codemode_kernel.runtime import CodemodeRuntime
 
 #: The statuses ``last`` may name, per purpose; a purpose not listed takes any status.
@@ -27,6 +34,8 @@ LAST_STATUSES: dict[str, tuple[str, ...]] = {
     "rollback": ("completed", "error", "rejected"),
     "snippet": ("completed", "rolled_back"),
 }
+#: The statuses a rollback accepts (as ``CodemodeRuntime.rollback`` checks them).
+ROLLBACK_STATUSES: tuple[str, ...] = ("completed", "error", "rejected", "rolled_back")
 #: The shortest id prefix accepted (ids are 26 characters; 6 tells thousands apart).
 ID_PREFIX_MIN = 6
 #: How many recent executions ``last`` and prefixes look through.
@@ -60,3 +69,22 @@ async def resolve_execution(runtime: CodemodeRuntime, token: str, purpose: str |
         if len(matches) > 1:
             raise CodemodeError(f"{token!r} matches {len(matches)} executions; give more characters of the id.")
     raise UnknownExecutionError(token, runtime.name)
+
+
+def revertible_calls(state: ExecutionState, catalog: Catalog) -> list[ToolLogEntry]:
+    """The calls a rollback of ``state`` would revert, newest first; empty when it cannot be rolled back.
+
+    Applied connector calls (not steps) of a finished execution whose method is configured
+    and has a revert; a call whose connector is gone or unavailable is skipped, as the
+    runtime skips it.
+    """
+    if state.status not in ROLLBACK_STATUSES:
+        return []
+    calls = []
+    for entry in reversed(state.log):
+        if entry.state != "applied" or entry.connector == STEP_CONNECTOR:
+            continue
+        method = catalog.get(entry.connector, entry.method)
+        if method is not None and method.tool.revert is not None:
+            calls.append(entry)
+    return calls

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from codemode_kernel.errors import CodemodeError, PanelRequestError, UnknownExecutionError
 from codemode_kernel.kernel import panel_messages as pm
+from codemode_kernel.selection import revertible_calls
 
 if TYPE_CHECKING:
     from codemode_kernel.models import Snippet
@@ -221,10 +222,11 @@ class PanelChannel:
         runtime = self._runtime
         limit = request.params["limit"] or pm.DEFAULT_EXECUTIONS
         executions = await runtime.executions(limit)
+        catalog = await runtime.catalog()
         return {
             "runtime": runtime.name,
             "connectors": sorted(runtime.connectors),
-            "executions": [pm.execution_summary(s) for s in executions],
+            "executions": [pm.execution_summary(s, revertible_calls(s, catalog)) for s in executions],
             "pending": [pm.pending_action(p) for p in await runtime.pending()],
             "snippets": [pm.snippet_info(s) for s in await runtime.snippets()],
         }
@@ -234,7 +236,7 @@ class PanelChannel:
         state = await self._runtime.execution(eid)
         if state is None:
             raise UnknownExecutionError(eid, self._runtime.name)
-        return pm.execution_detail(state)
+        return pm.execution_detail(state, revertible_calls(state, await self._runtime.catalog()))
 
     async def _get_value(self, request: pm.Request) -> dict[str, Any]:
         eid, seq, field = request.params["execution_id"], request.params["seq"], request.params["field"]

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, get_args
 
@@ -218,8 +218,8 @@ def first_line(code: str) -> str:
 MAX_LOG_LINES: Final = 200
 
 
-def execution_summary(state: ExecutionState) -> dict[str, Any]:
-    """One row of the execution list."""
+def execution_summary(state: ExecutionState, revertible: Sequence[ToolLogEntry]) -> dict[str, Any]:
+    """One row of the execution list; ``revertible``: what a rollback would revert (``revertible_calls``)."""
     calls = [e for e in state.log if e.connector != STEP_CONNECTOR]
     return {
         "id": state.id,
@@ -230,19 +230,20 @@ def execution_summary(state: ExecutionState) -> dict[str, Any]:
         "passes": state.passes,
         "calls": len(calls),
         "pending": sum(1 for e in state.log if e.state == "pending"),
-        "revertible": sum(1 for e in calls if e.state == "applied"),
+        "revertible": len(revertible),
+        "can_rollback": bool(revertible),
         "error": state.error,
         "error_type": state.error_type,
         "connectors": list(state.connectors),
     }
 
 
-def execution_detail(state: ExecutionState) -> dict[str, Any]:
+def execution_detail(state: ExecutionState, revertible: Sequence[ToolLogEntry]) -> dict[str, Any]:
     """An execution with its code, outcome and journal (values abbreviated)."""
     data = state.to_dict()
     logs = list(state.logs)
     return {
-        **execution_summary(state),
+        **execution_summary(state, revertible),
         "code": state.code,
         "result": abbreviate(data["result"]) if state.status in ("completed", "rolled_back") else None,
         "logs": logs[-MAX_LOG_LINES:],

@@ -33,7 +33,7 @@ from codemode_kernel.kernel.display import error_parts, error_traceback, pending
 from codemode_kernel.kernel.output import NullSink, ReplayFilter, Sink, Tee
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet
-from codemode_kernel.selection import resolve_execution
+from codemode_kernel.selection import resolve_execution, revertible_calls
 
 if TYPE_CHECKING:
     from codemode_kernel.runtime import CodemodeRuntime
@@ -357,13 +357,11 @@ class NotebookSession:
         return await self._revert_info(state)
 
     async def _revert_info(self, state: ExecutionState) -> tuple[int, bool]:
+        """How many connector calls the execution made, and whether it can be rolled back (selection's rule)."""
         calls = [e for e in state.log if e.connector != STEP_CONNECTOR]
         if not calls:
             return 0, False
-        catalog = await self.runtime.catalog()
-        revertable = any(e.state == "applied" and (m := catalog.get(e.connector, e.method)) is not None
-                         and m.tool.revert is not None for e in calls)
-        return len(calls), revertable
+        return len(calls), bool(revertible_calls(state, await self.runtime.catalog()))
 
     def _new_card(self, eid: str) -> ExecutionCard:
         return ExecutionCard(eid, CardActions(
@@ -502,7 +500,8 @@ class NotebookSession:
             else:
                 text = "Nothing to roll back: no applied action of this execution can be reverted."
             if card is not None:
-                card.rolled_back(text, reverted=bool(reverted))
+                _, again = await self._revert_info(after) if after is not None else (0, False)
+                card.rolled_back(text, reverted=bool(reverted), can_rollback=again)
             if origin is not None:
                 origin.stream(text + "\n")
         finally:

@@ -192,12 +192,18 @@ class ExecutionCard:
             self._set_header("paused", "stale")
         self.notice(text, "error")
 
-    def rolled_back(self, text: str, *, reverted: bool) -> None:
+    def rolled_back(self, text: str, *, reverted: bool, can_rollback: bool) -> None:
         self.locked = False
-        self.rollback_button.disabled = reverted
+        self.rollback_button.disabled = not can_rollback
         if reverted:
             self._set_header("rolled_back")
         self.notice(text, "ok" if reverted else "info")
+
+    @property
+    def offers_rollback(self) -> bool:
+        """Whether the card shows an enabled Roll back button."""
+        return (self.footer.layout.display != "none" and self.rollback_button.layout.display != "none"
+                and not self.rollback_button.disabled)
 
     def rollback_failed(self, text: str) -> None:
         self.locked = False

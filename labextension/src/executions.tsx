@@ -240,7 +240,7 @@ function ExecutionActions(props: {
           onClick={async () => {
             const ok = await confirmAction(
               'Roll back this execution?',
-              `Each applied call that has a revert is undone, newest first (${plural(execution.revertible, 'applied call')}).`,
+              `Each applied call that has a revert is undone, newest first (${plural(execution.revertible, 'call')}).`,
               'Roll back'
             );
             if (ok) {

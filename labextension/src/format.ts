@@ -67,12 +67,9 @@ export function canApprove(execution: IExecutionSummary): boolean {
   return execution.status === 'paused';
 }
 
-/** Rollback reverts applied calls of a finished execution (the runtime skips those without a revert). */
+/** The kernel decides whether an execution can be rolled back (one rule for card, panel and CLI). */
 export function canRollback(execution: IExecutionSummary): boolean {
-  return (
-    execution.revertible > 0 &&
-    ['completed', 'error', 'rejected', 'rolled_back'].includes(execution.status)
-  );
+  return execution.can_rollback;
 }
 
 export function canSaveSnippet(execution: IExecutionSummary): boolean {

@@ -86,7 +86,10 @@ export interface IExecutionSummary {
   passes: number;
   calls: number;
   pending: number;
+  /** How many calls a rollback would revert (the kernel's rule, `selection.revertible_calls`). */
   revertible: number;
+  /** Whether the execution can be rolled back now; the kernel decides, the panel only shows it. */
+  can_rollback: boolean;
   error: string | null;
   error_type: string | null;
   connectors: string[];

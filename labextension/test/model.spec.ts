@@ -70,7 +70,8 @@ function execution(
     passes: 1,
     calls: 1,
     pending: status === 'paused' ? 1 : 0,
-    revertible: 1,
+    revertible: status === 'paused' ? 0 : 1,
+    can_rollback: status !== 'paused',
     error: null,
     error_type: null,
     connectors: ['shop'],
@@ -631,9 +632,11 @@ describe('journal and list presentation', () => {
     expect(canApprove(execution('P', 'paused'))).toBe(true);
     expect(canApprove(execution('C', 'completed'))).toBe(false);
     expect(canRollback(execution('C', 'completed'))).toBe(true);
-    expect(canRollback(execution('C', 'completed', { revertible: 0 }))).toBe(
-      false
-    );
+    expect(
+      canRollback(
+        execution('C', 'completed', { revertible: 0, can_rollback: false })
+      )
+    ).toBe(false);
     expect(canRollback(execution('P', 'paused'))).toBe(false);
     expect(canSaveSnippet(execution('C', 'completed'))).toBe(true);
     expect(canSaveSnippet(execution('E', 'error'))).toBe(false);

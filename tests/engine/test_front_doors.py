@@ -166,3 +166,90 @@ def test_a_null_sink_is_enough_to_run_a_cell_in_the_session(project: Path) -> No
             await s.aclose()
 
     assert asyncio.run(go()) == "ok"
+
+
+ROLLBACK_MODULE = '''
+from codemode_kernel import ToolSetConnector
+
+ITEMS = []
+
+def add_item(title: str) -> dict:
+    """Add an item."""
+    ITEMS.append(title)
+    return {"title": title}
+
+def log_event(text: str) -> dict:
+    """Log an event (it cannot be undone)."""
+    return {"text": text}
+
+def publish() -> str:
+    """Publish everything (needs approval)."""
+    return "published"
+
+def forget(args, result, ctx):
+    ITEMS.remove(args["title"])
+
+def items():
+    return ToolSetConnector([add_item, log_event, publish], name="items", requires_approval={"publish"},
+                            reverts={"add_item": forget})
+'''
+
+#: A cell per case, and whether its execution can be rolled back afterwards.
+ROLLBACK_CASES = {
+    "an applied call with a revert": ("items.add_item(title='a')", True),
+    "an applied call without a revert": ("items.log_event(text='x')", False),
+    "only a step": ("codemode.step('one', lambda: 1)", False),
+    "paused after a revertible call": ("items.add_item(title='b')\nitems.publish()", False),
+    "already rolled back": ("items.add_item(title='c')", False),
+}
+
+
+def test_can_roll_back_agrees_between_card_panel_and_cli(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The card's Roll back button, the panel's can_rollback and `codemode show` say the same for each execution.
+
+    It is an error if the panel offers a rollback for calls that have no revert (it used to count
+    every applied call).
+    """
+    from codemode_kernel.cli import main
+    from codemode_kernel.kernel.panel import PanelChannel
+    from codemode_kernel.kernel.output import RecordingSink
+    from tests.panel.conftest import FakeComm, FakeCommManager, Panel
+
+    (tmp_path / "rb_items.py").write_text(ROLLBACK_MODULE)
+    (tmp_path / "codemode.toml").write_text('[connectors.items]\npython = "rb_items:items"\n'
+                                            '[executor]\nkind = "inprocess"\n')
+
+    async def notebook_side() -> tuple[dict[str, str], dict[str, bool], dict[str, bool], dict[str, bool]]:
+        s = session(tmp_path)
+        try:
+            ids = {}
+            for case, (code, _) in ROLLBACK_CASES.items():
+                outcome = await s.run_code(code, RecordingSink())
+                assert outcome.execution_id is not None
+                ids[case] = outcome.execution_id
+            await s.rollback(ids["already rolled back"])
+            card = {case: (r.card is not None and r.card.offers_rollback)
+                    for case, r in ((c, s.records[eid]) for c, eid in ids.items())}
+            manager = FakeCommManager()
+            channel = PanelChannel(s)
+            channel.register(manager)
+            panel = Panel(channel, manager.open(PanelChannel.target_name, FakeComm()))
+            rows = {e["id"]: e for e in (await panel.data("snapshot"))["executions"]}
+            listed = {case: rows[eid]["can_rollback"] for case, eid in ids.items()}
+            detail = {case: (await panel.data("get_execution", execution_id=eid))["can_rollback"]
+                      for case, eid in ids.items()}
+            assert listed == detail
+            return ids, card, listed, detail
+        finally:
+            await s.aclose()
+
+    ids, card, panel, _ = asyncio.run(notebook_side())
+    terminal = {}
+    for case, eid in ids.items():
+        assert main(["--dir", str(tmp_path), "--json", "show", eid]) == 0
+        terminal[case] = json.loads(capsys.readouterr().out)["can_rollback"]
+    expected = {case: can for case, (_, can) in ROLLBACK_CASES.items()}
+    assert card == expected
+    assert panel == expected
+    assert terminal == expected
