@@ -145,6 +145,17 @@ ALIASES: Mapping[str, str] = {
     "stats": "statistics", "info": "information", "id": "identifier",
 }
 
+# Phrases whose words mean something else together ("logged in" is not about logs).
+PHRASES: Mapping[str, str] = {
+    "logged in": "authenticated", "log in": "authenticate", "sign in": "authenticate", "signed in": "authenticated",
+    "who am i": "authenticated user", "sign up": "create register", "set up": "create configure",
+    "money back": "refund", "out of office": "vacation autoreply", "look over": "review", "hand over": "transfer",
+    "get rid of": "delete", "clean up": "delete", "turn off": "disable", "turn on": "enable",
+    "shut down": "stop", "spin up": "create start", "kick out": "remove", "write access": "collaborator permission",
+    "read access": "permission", "api key": "key", "credit card": "card", "e mail": "email",
+    "in charge of": "assign", "take over": "assign", "roll back": "rollback revert", "undo": "revert",
+}
+
 RELATED_WEIGHT = 0.5
 
 
@@ -161,6 +172,23 @@ def _build() -> tuple[dict[str, dict[str, float]], dict[str, tuple[str, ...]]]:
 
 
 _RELATED, _ALIASES = _build()
+_PHRASES = sorted(((tuple(k.split()), v) for k, v in PHRASES.items()), key=lambda kv: -len(kv[0]))
+
+
+def rewrite(words: list[str]) -> list[str]:
+    """Lower-case words with known phrases replaced by what they mean ("logged in" → "authenticated")."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for phrase, meaning in _PHRASES:
+            if tuple(words[i:i + len(phrase)]) == phrase:
+                out.extend(meaning.split())
+                i += len(phrase)
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
 
 
 def expand(query_stems: list[str]) -> list[tuple[str, float, int]]:

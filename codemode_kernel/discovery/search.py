@@ -32,8 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from codemode_kernel.catalog import Method
-from codemode_kernel.discovery.lexicon import expand
-from codemode_kernel.discovery.text import plain, stem, stems
+from codemode_kernel.discovery.lexicon import expand, rewrite
+from codemode_kernel.discovery.text import plain, stem, stems, words
 
 __all__ = ["SearchDocument", "SearchIndex", "method_document", "snippet_document", "summary_line"]
 
@@ -226,9 +226,10 @@ class SearchIndex:
 
         ``connector`` keeps only that connector's documents (snippets are ``codemode``).
         """
-        q = stems(query)
+        said = " ".join(rewrite(words(query)))
+        q = stems(said)
         if not q:
-            q = stems(query, keep_stop=True)
+            q = stems(said, keep_stop=True)
         terms = [(t, w, src) for t, w, src in expand(q) if t in self.postings]
         # A related word that half the catalog uses ("get", "create") says too little to pay
         # for walking its postings.
