@@ -5,10 +5,12 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from codemode_kernel.connectors.base import Connector, Tool, sanitize_identifier
 from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.validation import InputValidator
 
 RESERVED_NAMES = frozenset({"codemode", "input", "print", "printed"})
 
@@ -22,6 +24,11 @@ class Method:
     @property
     def path(self) -> str:
         return f"{self.connector}.{self.name}"
+
+    @cached_property
+    def validator(self) -> InputValidator:
+        """The compiled input schema, built on the first call and kept with the method."""
+        return InputValidator(self.path, self.tool.input_schema)
 
 
 def check_connector_names(connectors: Iterable[Connector]) -> dict[str, Connector]:

@@ -12,7 +12,9 @@ returns exactly what the first pass saw::
     {"$codemode": 1}         -> {"$codemode": "dict", "v": {"$codemode": 1}}   (escaped)
 
 Anything else (sets, NaN, custom objects, non-string keys) is refused with a message
-naming the type, where it was found, and what to do instead.
+naming the type, where it was found, and what to do instead. Decoding is as strict: data
+``encode`` could not have produced (a bad tag, ``1e999``, nesting past the limit) raises
+:class:`DecodeError`, because encoded data also arrives from the sandbox (issue 10, item 2).
 
 This module is pure standard library: the sandbox worker imports it too.
 """
@@ -20,6 +22,7 @@ This module is pure standard library: the sandbox worker imports it too.
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import math
 from datetime import date, datetime
@@ -87,26 +90,75 @@ def _encode(value: Any, where: str, depth: int) -> Any:
     raise EncodeError(t.__name__, where)
 
 
-def decode(data: Any) -> Any:
-    """Inverse of :func:`encode`."""
-    if isinstance(data, list):
-        return [decode(v) for v in data]
-    if isinstance(data, dict):
-        tag = data.get(TAG)
-        if tag is not None and len(data) == 2 and "v" in data:
-            v = data["v"]
-            if tag == "bytes":
-                return base64.b64decode(v)
-            if tag == "tuple":
-                return tuple(decode(x) for x in v)
-            if tag == "datetime":
-                return datetime.fromisoformat(v)
-            if tag == "date":
-                return date.fromisoformat(v)
-            if tag == "dict":
-                return {k: decode(x) for k, x in v.items()}
-        return {k: decode(v) for k, v in data.items()}
-    return data
+class DecodeError(ValueError):
+    """Encoded data is malformed: a bad tag, a non-finite number, nesting past the limit.
+
+    Only a tampered sandbox or a damaged store produces it: :func:`encode` never does.
+    """
+
+    def __init__(self, where: str, problem: str) -> None:
+        self.where = where
+        super().__init__(f"malformed encoded value at {where}: {problem}")
+
+
+# Encoded data nests deeper than the value it encodes (a tagged tuple adds an object and a
+# list), so the decoder allows twice the value depth plus the envelope.
+MAX_ENCODED_DEPTH = 2 * MAX_DEPTH + 4
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def decode(data: Any, where: str = "value") -> Any:
+    """Inverse of :func:`encode`; raise :class:`DecodeError` for data ``encode`` cannot produce.
+
+    Strict because encoded data also comes from the sandbox: every tag must be well formed,
+    numbers finite, nesting bounded (no recursion past :data:`MAX_ENCODED_DEPTH`).
+    """
+    return _decode(data, where, 0)
+
+
+def _decode(data: Any, where: str, depth: int) -> Any:
+    t = type(data)
+    if t in _PLAIN:
+        return data
+    if t is float:
+        if not math.isfinite(data):
+            raise DecodeError(where, f"{data!r} is not a finite number")
+        return data
+    if depth >= MAX_ENCODED_DEPTH:
+        raise DecodeError(where, f"nested deeper than {MAX_ENCODED_DEPTH} levels")
+    if t is list:
+        return [v if type(v) in _PLAIN else _decode(v, where, depth + 1) for v in data]
+    if t is dict:
+        if TAG in data:
+            return _tagged(data, where, depth)
+        return {k: v if type(v) in _PLAIN else _decode(v, where, depth + 1) for k, v in data.items()}
+    raise DecodeError(where, f"a {t.__name__} is not JSON data")
+
+
+def _tagged(data: dict[str, Any], where: str, depth: int) -> Any:
+    tag, v = data.get(TAG), data.get("v")
+    if len(data) != 2 or "v" not in data:
+        raise DecodeError(where, f"a {TAG!r} object must have exactly the keys {TAG!r} and 'v'")
+    try:
+        if tag == "bytes" and type(v) is str:
+            return base64.b64decode(v, validate=True)
+        if tag == "tuple" and type(v) is list:
+            return tuple(_decode(x, where, depth + 1) for x in v)
+        if tag == "datetime" and type(v) is str:
+            return datetime.fromisoformat(v)
+        if tag == "date" and type(v) is str:
+            return date.fromisoformat(v)
+        if tag == "dict" and type(v) is dict:
+            return {k: _decode(x, where, depth + 1) for k, x in v.items()}
+    except (ValueError, binascii.Error) as exc:
+        raise DecodeError(where, f"a bad {tag} value ({str(exc)[:200]})") from None
+    if tag in _TAG_VALUE_TYPES:
+        raise DecodeError(where, f"a {tag} tag needs a {_TAG_VALUE_TYPES[tag]} value, not a {type(v).__name__}")
+    shown = tag if isinstance(tag, str) and len(tag) <= 40 else type(tag).__name__
+    raise DecodeError(where, f"unknown tag {shown!r}")
+
+
+_TAG_VALUE_TYPES = {"bytes": "str", "tuple": "list", "datetime": "str", "date": "str", "dict": "dict"}
 
 
 def dumps_encoded(encoded: Any) -> str:

@@ -19,12 +19,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-import jsonschema
-from jsonschema.exceptions import SchemaError, ValidationError
 
 from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, Method
@@ -34,6 +32,8 @@ from codemode_kernel.journal import EntryRow, JournalStore, StoreConnection
 from codemode_kernel.models import STEP_CONNECTOR
 
 Reply = dict[str, Any]
+log = logging.getLogger(__name__)
+MAX_ECHO = 500  # characters of a host exception's text quoted in an error
 
 
 @dataclass
@@ -66,59 +66,6 @@ class PassState:
             return f"paused: call #{self.paused_seq} is waiting for approval"
         assert self.failure is not None
         return f"{self.failure.type}: {self.failure.message}"
-
-
-def _json_view(value: Any) -> Any:
-    """What JSON Schema validation sees: tuples as arrays, bytes/datetimes as strings."""
-    if isinstance(value, dict):
-        return {k: _json_view(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_view(v) for v in value]
-    if isinstance(value, bytes):
-        return codec.encode(value)["v"]
-    if hasattr(value, "isoformat") and not isinstance(value, str | int | float | bool):
-        return value.isoformat()
-    return value
-
-
-class ArgumentValidator:
-    """Cached JSON Schema validators per method."""
-
-    def __init__(self) -> None:
-        self._cache: dict[int, Any] = {}  # id(schema) -> validator, or False for a broken schema
-
-    def errors(self, method: Method, args: Any) -> str | None:
-        schema = method.tool.input_schema
-        key = id(schema)
-        validator = self._cache.get(key)
-        if validator is None:
-            try:
-                cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-                cls.check_schema(dict(schema))
-                validator = cls(dict(schema))
-            except SchemaError:
-                validator = False  # a connector's broken schema must not block its calls
-            self._cache[key] = validator
-        if validator is False:
-            return None
-        assert not isinstance(validator, bool)
-        view = _json_view(args)
-        if validator.is_valid(view):
-            return None
-        problems = sorted(validator.iter_errors(view), key=lambda e: list(e.absolute_path))
-        if not problems:
-            return None
-        return "; ".join(_explain(e) for e in problems[:5])
-
-
-def _explain(e: ValidationError) -> str:
-    path = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path).lstrip(".")
-    where = f"argument {path!r}" if path else "arguments"
-    if e.validator == "additionalProperties" and not e.absolute_path:
-        return f"{e.message} (remove the extra argument)"
-    if e.validator == "required":
-        return f"missing required {e.message.split(' is a required')[0]} argument"
-    return f"{where}: {e.message}"
 
 
 LOCAL_REPLAY_BUDGET = 8_000_000  # characters of recorded results shipped to the sandbox per pass
@@ -163,7 +110,6 @@ class PassHandler:
         runtime_name: str,
         catalog: Catalog,
         state: PassState,
-        validator: ArgumentValidator,
         search: Callable[..., Any],
         describe: Callable[..., Any],
         snippet: Callable[[str, Any], Reply],
@@ -173,12 +119,22 @@ class PassHandler:
         self.runtime = runtime_name
         self.catalog = catalog
         self.state = state
-        self.validator = validator
         self._search = search
         self._describe = describe
         self._snippet = snippet
 
     async def __call__(self, message: dict[str, Any]) -> Reply:
+        """Answer one request. Never raises: a failure on the host side ends the pass as an error,
+        whatever the sandbox does next (issue 10, item 2: before, a caught host exception let the
+        sandbox report ``completed``)."""
+        try:
+            return await self._answer(message)
+        except Exception as exc:
+            log.warning("the host failed to answer a %r request", message.get("op"), exc_info=True)
+            return self.fail("HostError", f"the host failed to answer the sandbox's {_op_name(message)} request "
+                             f"({type(exc).__name__}: {_clip(str(exc))}); the pass was stopped")
+
+    async def _answer(self, message: dict[str, Any]) -> Reply:
         state = self.state
         if state.ended:
             return {"abort": state.end_message()}
@@ -254,20 +210,39 @@ class PassHandler:
                      else f"there is no connector {connector!r} (connectors: {known})")
             return {"raise": {"type": "AttributeError",
                               "message": f"{where}; use codemode.search(...) to find methods"}}
-        args = codec.decode(encoded_args)
+        # Size first, then decoding, then the schema: each step costs more than the one before,
+        # and a 50 MB argument must not be decoded, validated or quoted back (issue 10, item 8).
+        try:
+            canonical = codec.canonical_encoded(encoded_args)
+        except (ValueError, TypeError, RecursionError) as exc:
+            return self.fail("CodecError", f"the arguments of {method.path} are not valid data ({_clip(str(exc))})")
+        self._check_size(canonical, f"The arguments of {method.path}")
+        try:
+            args = codec.decode(encoded_args, f"the arguments of {method.path}")
+        except codec.DecodeError as exc:
+            return self.fail("CodecError", str(exc))
         if not isinstance(args, dict):
             return {"raise": {"type": "ArgumentError", "message": f"{method.path}: arguments must be keywords"}}
-        canonical = codec.canonical_encoded(encoded_args)
         recorded = self.state.journal.get(self.state.next_seq)
         # A call identical to its journal entry was validated when it was first made.
         if recorded is None or (recorded.connector, recorded.method, recorded.args) != (connector, method_name,
                                                                                         canonical):
-            problem = self.validator.errors(method, args)
+            refused = method.validator.problem
+            if refused is not None:
+                return {"raise": {"type": "SchemaError", "message": refused}}
+            try:
+                problem = method.validator.errors(args)
+            except Exception as exc:  # OverflowError, RecursionError, a bug: the pass cannot go on
+                log.warning("checking the arguments of %s failed", method.path, exc_info=True)
+                return self.fail("HostError", (
+                    f"the host could not check the arguments of {method.path} against its input schema "
+                    f"({type(exc).__name__}: {_clip(str(exc))}). The connector was not called. Pass ordinary "
+                    f"values (see codemode.describe('{method.path}')); if they are, the connector's schema is at "
+                    "fault."))
             if problem is not None:
                 return {"raise": {"type": "ArgumentError", "message": (
                     f"{method.path}: {problem}. The connector was not called. "
                     f"See codemode.describe('{method.path}') for its arguments.")}}
-        self._check_size(canonical, f"The arguments of {method.path}")
         state = self.state
         seq = state.next_seq
         state.next_seq += 1
@@ -380,8 +355,16 @@ class PassHandler:
             # the same seq (the code saw the original exception, not a replayed copy).
             return {"value": None}
         encoded = message.get("value")
-        text = codec.dumps_encoded(encoded)
-        self._check_size(text, f"The value of codemode.step({name!r})")
+        where = f"the value of codemode.step({_clip(name, 100)!r})"
+        try:
+            text = codec.dumps_encoded(encoded)
+        except (ValueError, TypeError, RecursionError) as exc:
+            return self.fail("CodecError", f"{where} is not valid data ({_clip(str(exc))})")
+        self._check_size(text, where[0].upper() + where[1:])
+        try:
+            codec.decode(encoded, where)  # stored for replay: it must decode on every later pass
+        except codec.DecodeError as exc:
+            return self.fail("CodecError", str(exc))
         if not self.store.insert_entry(self.conn, self.runtime, state.execution_id, seq, STEP_CONNECTOR, name,
                                        "null", "applied", requires_approval=False, ephemeral=False,
                                        pass_number=state.pass_number, result=text):
@@ -402,7 +385,7 @@ async def _invoke(fn: Callable[..., Any], *args: Any) -> Any:
 
 def _describe_call(connector: str, method: str, args: str) -> str:
     if connector == STEP_CONNECTOR:
-        return f"codemode.step({method!r})"
+        return f"codemode.step({_clip(method, 200)!r})"
     shown = args if len(args) <= 200 else args[:200] + "…"
     return f"{connector}.{method}({shown})"
 
@@ -414,3 +397,12 @@ def _parse_error(text: str | None) -> dict[str, str]:
     if not sep or not type_name.isidentifier():
         return {"type": "Error", "message": text}
     return {"type": type_name, "message": message}
+
+
+def _clip(text: str, limit: int = MAX_ECHO) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _op_name(message: Mapping[str, Any]) -> str:
+    op = message.get("op")
+    return repr(op) if isinstance(op, str) and len(op) <= 20 else "unknown"

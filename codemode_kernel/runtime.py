@@ -37,7 +37,7 @@ from codemode_kernel.errors import (
     SnippetError,
     UnknownExecutionError,
 )
-from codemode_kernel.executor.base import Executor, OutputCallback
+from codemode_kernel.executor.base import ExecuteResult, Executor, OutputCallback, SandboxError
 from codemode_kernel.executor.language import LANGUAGE_RULES
 from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, SnippetRow, StoreConnection, now_ms
 from codemode_kernel.models import (
@@ -50,7 +50,8 @@ from codemode_kernel.models import (
     Snippet,
     ToolLogEntry,
 )
-from codemode_kernel.passes import ArgumentValidator, PassHandler, PassState, _invoke, local_replay_plan
+from codemode_kernel.passes import PassHandler, PassState, _invoke, local_replay_plan
+from codemode_kernel.validation import InputValidator
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +125,6 @@ class CodemodeRuntime:
         self.connector_hints: dict[str, str] = dict(connector_hints or {})
         self._catalog: Catalog | None = Catalog.resolve_sync(self._connectors)
         self._catalog_lock = asyncio.Lock()
-        self._validator = ArgumentValidator()
         self._index: SearchIndex | None = None
         self._index_keys: list[str] = []
         self._active: set[str] = set()
@@ -253,7 +253,7 @@ class CodemodeRuntime:
         state = PassState(execution_id, pass_number, journal, approved_seq=approved_seq, local_plan=len(plan))
         handler = PassHandler(
             store=self.store, conn=conn, runtime_name=self.name, catalog=catalog, state=state,
-            validator=self._validator, search=lambda q, **o: self._search(catalog, conn, q, **o).to_dict(),
+            search=lambda q, **o: self._search(catalog, conn, q, **o).to_dict(),
             describe=lambda t, **o: self._describe(catalog, conn, t, **o).to_dict(),
             snippet=lambda n, i: self._snippet_request(catalog, conn, n, i),
         )
@@ -263,9 +263,45 @@ class CodemodeRuntime:
                                                  inputs=row.inputs, on_output=on_output,
                                                  capture_variables=bool(row.options.get("capture_variables")),
                                                  replay=plan)
+        except Exception as exc:  # an executor must return errors as data; one that raised failed the pass
+            log.warning("the executor raised during a pass", exc_info=True)
+            result = ExecuteResult(error=SandboxError("ExecutorError", (
+                f"the executor failed during the pass ({type(exc).__name__}: {_clip(str(exc))})")))
         finally:
             self._active.discard(execution_id)
+        try:
+            return await self._end_pass(conn, row, catalog, state, result)
+        except Exception as exc:
+            # Whatever the sandbox reported, a pass the host could not finish is an error, not a
+            # `running` execution and not an exception out of execute() (issue 10, item 2).
+            log.warning("ending the pass of %s failed", execution_id, exc_info=True)
+            text = f"HostError: the host could not finish the pass ({type(exc).__name__}: {_clip(str(exc))})"
+            try:
+                self.store.transition(conn, self.name, execution_id, ["running"], "error", error=text,
+                                      error_type="HostError", logs=list(result.logs))
+            except Exception:  # the store itself failed: expire_paused() reclaims the execution later
+                log.warning("could not record the failed pass of %s", execution_id, exc_info=True)
+            await self._hooks(execution_id, "error", terminal=True)
+            return _error_output(execution_id, "HostError", text, result.logs)
+
+    async def _end_pass(self, conn: StoreConnection, row: ExecutionRow, catalog: Catalog, state: PassState,
+                        result: ExecuteResult) -> dict[str, Any]:
+        """Record the outcome of a pass the host decided (its own state first, the sandbox's report second)."""
+        execution_id = row.id
         logs = list(result.logs)
+        capture = bool(row.options.get("capture_variables"))
+        value: Any = None
+        if state.failure is None and state.paused_seq is None and result.error is None:
+            # The sandbox's report is data from the sandbox: it must decode, like anything else it sends.
+            try:
+                value = codec.decode(result.result, "the result")
+                if capture:
+                    for name, encoded in result.variables.items():
+                        codec.decode(encoded, f"variable {str(name)[:100]!r}")
+            except codec.DecodeError as exc:
+                result = ExecuteResult(error=SandboxError("ProtocolError", (
+                    f"the sandbox reported a malformed result ({exc}); a sandbox that works never does, so the "
+                    "pass was stopped")), logs=result.logs)
         if state.paused_seq is not None:
             self.store.transition(conn, self.name, execution_id, ["running"], "paused", logs=logs)
             await self._hooks(execution_id, "paused", terminal=False)
@@ -277,6 +313,7 @@ class CodemodeRuntime:
             error_type, message, lineno = state.failure.type, state.failure.message, None
         elif result.error is not None:
             error_type, message, lineno = result.error.type, result.error.message, result.error.lineno
+            message = _clip(message, MAX_ERROR_CHARS)  # the sandbox's text: bounded before it is stored
         else:
             error_type = None
         self._abandon_pending(conn, execution_id, state)
@@ -293,14 +330,12 @@ class CodemodeRuntime:
             if result.error is not None and result.error.traceback:
                 out["traceback"] = result.error.traceback
             return out
-        encoded = result.result
-        text = codec.dumps_encoded(encoded)
+        text = codec.dumps_encoded(result.result)
         note = None
         stored: str | None = text
         if len(text) > codec.MAX_VALUE_CHARS:
             stored, note = None, (f"result omitted: {len(text):,} characters is over the "
                                   f"{codec.MAX_VALUE_CHARS:,} limit for stored values")
-        value = codec.decode(encoded)
         shown = value
         if self.transform_result is not None:
             try:
@@ -318,7 +353,7 @@ class CodemodeRuntime:
         done: dict[str, Any] = {"status": "completed", "execution_id": execution_id, "result": shown}
         if logs:
             done["logs"] = logs
-        if row.options.get("capture_variables"):
+        if capture:
             done["variables"] = result.variables
         return done
 
@@ -525,7 +560,7 @@ class CodemodeRuntime:
         row = self.store.get_snippet(conn, self.name, name)
         if row is None:
             names = [s.name for s in self.store.list_snippets(conn, self.name)]
-            return {"value": {"error": f"no snippet named {name!r}; saved snippets: {names or 'none'}. "
+            return {"value": {"error": f"no snippet named {_clip(name, 200)!r}; saved snippets: {names or 'none'}. "
                                        "Use codemode.search(...) to find one."}}
         missing = sorted(set(row.connectors) - set(catalog.methods))
         if missing:
@@ -533,10 +568,11 @@ class CodemodeRuntime:
                                        "in this runtime"}}
         if row.input_schema:
             schema = json.loads(row.input_schema)
-            errors = sorted(jsonschema.validators.validator_for(schema)(schema).iter_errors(
-                codec.decode(encoded_input)), key=str)
-            if errors:
-                return {"value": {"error": f"input of snippet {name!r} is invalid: {errors[0].message}"}}
+            # The input comes from the sandbox: the same strict, linear-time check as connector arguments.
+            problem = (InputValidator(f"snippet {name!r}", schema).errors(codec.decode(encoded_input))
+                       if isinstance(schema, Mapping) else None)
+            if problem:
+                return {"value": {"error": f"input of snippet {name!r} is invalid: {problem}"}}
         return {"code": row.code, "input": encoded_input, "filename": f"<snippet {name}>"}
 
     # -- discovery ----------------------------------------------------------------------------
@@ -655,6 +691,13 @@ def _error_output(execution_id: str, error_type: str, message: str, logs: Sequen
     if logs:
         out["logs"] = list(logs)
     return out
+
+
+MAX_ERROR_CHARS = 100_000
+
+
+def _clip(text: str, limit: int = 500) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _refused(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

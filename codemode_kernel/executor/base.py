@@ -29,6 +29,15 @@ from typing import Any, Protocol
 HostHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 OutputCallback = Callable[[str], object]
 
+#: Longest text field of a request (a query, a target, a step or snippet name, an error
+#: message). The sandbox refuses longer ones itself with a clear error (or cuts an error
+#: message); the host treats them from a worker as a protocol violation.
+MAX_REQUEST_TEXT = 100_000
+#: What one output message costs against the output limit at least, however short its text:
+#: each message costs the host a read, a parse and a callback, so an empty-print flood is
+#: bounded like a print flood (issue 10, item 8).
+OUTPUT_MESSAGE_COST = 8
+
 
 @dataclass(frozen=True)
 class SandboxError:

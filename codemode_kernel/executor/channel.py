@@ -5,7 +5,9 @@ an untrusted process. Rules it enforces:
 
 - a line is read only up to a size limit, and only from the running event loop (the fds
   are attached for one pass and detached after, so a worker started on one loop can serve
-  a pass on another);
+  a pass on another); a line that is not the final ``done`` report only up to the much
+  smaller request limit, judged from its first bytes while it arrives, and the buffer stops
+  growing while the host is busy answering (issue 10, item 8);
 - a request is rebuilt from the fields its op allows, each type-checked; a connector or
   method the pass was not given is a protocol violation (the honest sandbox refuses those
   itself, so only a tampered worker sends them);
@@ -21,9 +23,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from codemode_kernel.codec import MAX_VALUE_CHARS
+from codemode_kernel.executor.base import MAX_REQUEST_TEXT
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,99}")
 MAX_NAME = 200
-MAX_TEXT = 100_000
+MAX_TEXT = MAX_REQUEST_TEXT
 
 
 class WorkerProtocolError(Exception):
@@ -34,17 +39,55 @@ class LineTooLong(WorkerProtocolError):
     """A line from the worker is over the size limit."""
 
 
+class RequestTooLarge(LineTooLong):
+    """A message other than ``done`` is over the request limit: refused before it is read whole.
+
+    An honest sandbox sends one when code passes an oversized value (or prints past the
+    output limit), so it ends the pass with that limit's error, not as a crashed worker.
+    """
+
+    def __init__(self, op: str, limit: int) -> None:
+        self.op = op
+        if op == "output":
+            self.error_type = "LimitExceeded"
+            message = f"the pass printed more than {limit:,} bytes at once. Print less, or return a summary instead."
+        else:
+            self.error_type = "ValueTooLarge"
+            message = (f"the sandbox sent a {op!r} request of more than {limit:,} bytes; values crossing the Code "
+                       f"Mode boundary are limited to {MAX_VALUE_CHARS:,} characters. Store the data elsewhere "
+                       "(a file, a connector) and pass a small reference such as a path or an id instead.")
+        super().__init__(message)
+
+
+# Every message starts with its op (the worker serializes dicts in insertion order, "op" first),
+# so the host knows a line's kind from its first bytes, before the line has arrived whole. Only
+# the pass's final report may be larger than a request.
+_DONE_PREFIX = b'{"op":"done"'
+_OP_PREFIX = re.compile(rb'\{"op":"([a-z_]{1,20})"')
+
+
+# The messages an honest sandbox may make too large (code passing a big value, or printing).
+_SIZED_OPS = frozenset({"call", "step_done", "snippet", "output"})
+
+
+def _peek_op(buffer: bytearray) -> str:
+    found = _OP_PREFIX.match(buffer)
+    return found.group(1).decode("ascii") if found else "unknown"
+
+
 class WorkerPipe:
     """Line-oriented, non-blocking reads and writes on a worker's pipes within one loop."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, out_fd: int, in_fd: int, err_fd: int,
-                 buffer: bytearray, limit: int) -> None:
+                 buffer: bytearray, limit: int, request_limit: int | None = None) -> None:
         self.loop = loop
         self.out_fd = out_fd
         self.in_fd = in_fd
         self.err_fd = err_fd
         self.buffer = buffer          # owned by the worker: bytes survive a detach
-        self.limit = limit
+        self.limit = limit            # the longest line (the pass's final report)
+        self.request_limit = min(limit, request_limit if request_limit is not None else limit)
+        self.paused = False           # reading stopped: the buffer holds more than a line may
         self.scanned = 0              # the buffer holds no newline before this index
         self.eof = False
         self.err = bytearray()
@@ -74,6 +117,11 @@ class WorkerPipe:
             data = b""
         if data:
             self.buffer += data
+            if len(self.buffer) > self.limit + (1 << 16):
+                # Nobody is reading lines (the host is answering a request): stop taking bytes
+                # rather than buffer without bound; readline resumes once it has consumed lines.
+                self.paused = True
+                self.loop.remove_reader(self.out_fd)
         else:
             self.eof = True
             self.loop.remove_reader(self.out_fd)
@@ -103,21 +151,34 @@ class WorkerPipe:
         return text[-chars:]
 
     async def readline(self) -> bytes:
-        """The next line, or b"" at end of file; :class:`LineTooLong` past the limit."""
+        """The next line, or b"" at end of file; :class:`LineTooLong` past the limit (a message
+        other than ``done``: :class:`RequestTooLarge` past the request limit)."""
         while True:
             index = self.buffer.find(b"\n", self.scanned)
             if index >= 0:
+                self._check_size(index + 1)
                 line = bytes(self.buffer[: index + 1])
                 del self.buffer[: index + 1]
                 self.scanned = 0
+                if self.paused and self.attached and not self.eof and len(self.buffer) <= self.limit:
+                    self.paused = False
+                    self.loop.add_reader(self.out_fd, self._readable)
                 return line
             self.scanned = len(self.buffer)
-            if self.scanned > self.limit:
-                raise LineTooLong(f"a message longer than {self.limit:,} bytes")
+            self._check_size(self.scanned)
             if self.eof:
                 return b""
             self.waiter = self.loop.create_future()
             await self.waiter
+
+    def _check_size(self, size: int) -> None:
+        if size > self.request_limit and not self.buffer.startswith(_DONE_PREFIX):
+            op = _peek_op(self.buffer)
+            if op in _SIZED_OPS:
+                raise RequestTooLarge(op, self.request_limit)
+            raise LineTooLong(f"a message longer than {self.request_limit:,} bytes that is not the pass's report")
+        if size > self.limit:
+            raise LineTooLong(f"a message longer than {self.limit:,} bytes")
 
     async def write(self, data: bytes) -> bool:
         """Write all of ``data``; False if the worker is gone."""

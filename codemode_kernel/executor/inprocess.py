@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from typing import Any
 
 from codemode_kernel.executor.base import ExecuteResult, HostHandler, OutputCallback, SandboxError
 from codemode_kernel.executor.sandbox import run_pass
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -35,15 +38,30 @@ class _ThreadChannel:
         self.host = host
         self.on_output = on_output
         self.abandoned: str | None = None
+        # A host handler that raised: the pass is an error whatever the code does next (issue 10,
+        # item 2). Before, the exception reached the code, which could swallow it and complete.
+        self.failure: SandboxError | None = None
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         if self.abandoned is not None:
             return {"abort": self.abandoned}
+        if self.failure is not None:
+            return {"abort": self.failure.message}
+
         async def ask() -> dict[str, Any]:
             return await self.host(message)
 
         future: concurrent.futures.Future[dict[str, Any]] = asyncio.run_coroutine_threadsafe(ask(), self.loop)
-        return future.result()
+        try:
+            reply = future.result()
+        except Exception as exc:
+            log.warning("in-process executor: the host handler failed", exc_info=True)
+            text = str(exc)
+            self.failure = SandboxError(type(exc).__name__, (
+                f"the host failed to answer the sandbox's {str(message.get('op'))[:20]!r} request: "
+                f"{text if len(text) <= 500 else text[:500] + '…'}"))
+            return {"abort": self.failure.message}
+        return reply if isinstance(reply, dict) else {"abort": "the host gave an invalid answer"}
 
     def notify(self, message: dict[str, Any]) -> None:
         if self.on_output is not None and self.abandoned is None and message.get("op") == "output":
@@ -100,7 +118,7 @@ class InProcessExecutor:
         error = outcome.get("error")
         return ExecuteResult(
             result=outcome.get("result"),
-            error=SandboxError.from_dict(error) if error else None,
+            error=channel.failure or (SandboxError.from_dict(error) if error else None),
             logs=list(outcome.get("logs", [])),
             variables=dict(outcome.get("variables", {})),
         )

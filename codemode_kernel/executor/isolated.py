@@ -38,9 +38,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from codemode_kernel.codec import MAX_VALUE_CHARS
 from codemode_kernel.errors import ConfigurationError
-from codemode_kernel.executor.base import ExecuteResult, HostHandler, OutputCallback, SandboxError
-from codemode_kernel.executor.channel import WorkerPipe, WorkerProtocolError, check_request
+from codemode_kernel.executor.base import OUTPUT_MESSAGE_COST, ExecuteResult, HostHandler, OutputCallback, SandboxError
+from codemode_kernel.executor.channel import RequestTooLarge, WorkerPipe, WorkerProtocolError, check_request
 from codemode_kernel.executor.pool import EmptyRoot, WarmPool, WorkerProcess, start_worker, worker_command
 from codemode_kernel.executor.worker import dumps_line, loads_line
 
@@ -111,6 +112,12 @@ class Limits:
         """Largest line the host reads from a worker (a result plus variables, UTF-8)."""
         return 8 * self.max_result_chars + (4 << 20)
 
+    @property
+    def max_request_bytes(self) -> int:
+        """Largest other message: a value stored for replay or one print, at 6 bytes a character
+        at worst (a JSON escape). Bigger ones are refused before they are read whole."""
+        return min(self.max_message_bytes, 6 * max(MAX_VALUE_CHARS, self.max_output_chars) + (64 << 10))
+
     def worker_config(self) -> dict[str, Any]:
         """The limits as the worker applies them."""
         return {
@@ -138,12 +145,13 @@ class _Pass:
         self.startup_timeout = startup_timeout
         self.on_ready = on_ready
         self.pipe = WorkerPipe(loop, worker.stdout_fd, worker.stdin_fd, worker.stderr_fd, worker.buffer,
-                               limits.max_message_bytes)
+                               limits.max_message_bytes, limits.max_request_bytes)
         self.finished: asyncio.Future[None] = loop.create_future()
         self.lock = threading.Lock()
         self.reason: SandboxError | None = None   # why the host killed the worker
         self.abort: str | None = None             # set once the host answered "abort"
         self.fail: SandboxError | None = None     # the error the pass reported with op "fail"
+        self.host_failure: SandboxError | None = None  # the host handler raised: the pass is an error
         self.done: dict[str, Any] | None = None
         self.crash: SandboxError | None = None
         self.started = False                      # the worker said "ready"
@@ -176,6 +184,8 @@ class _Pass:
 
     def outcome(self) -> ExecuteResult:
         logs = "".join(self.outputs).splitlines()
+        if self.host_failure is not None:  # whatever the worker reported after it (issue 10, item 2)
+            return ExecuteResult(error=self.host_failure, logs=logs)
         if self.done is not None:
             err = self.done.get("error")
             return ExecuteResult(result=self.done.get("result"), error=SandboxError.from_dict(err) if err else None,
@@ -189,6 +199,8 @@ class _Pass:
     async def converse(self, run_line: bytes) -> None:
         try:
             await self._converse(run_line)
+        except RequestTooLarge as exc:
+            self.kill(SandboxError(exc.error_type, str(exc)))
         except WorkerProtocolError as exc:
             self.kill(_crashed(f"the worker broke the protocol ({exc}) and was stopped"))
         except Exception as exc:  # a bug on the host side must not leave the pass hanging
@@ -257,7 +269,9 @@ class _Pass:
         text = message.get("text")
         if not isinstance(text, str):
             raise WorkerProtocolError("output text is not a string")
-        self.output_chars += len(text)
+        # Every message counts, at least OUTPUT_MESSAGE_COST: a flood of empty messages cost the
+        # host seconds of CPU and counted nothing (issue 10, item 8).
+        self.output_chars += max(len(text), OUTPUT_MESSAGE_COST)
         if self.output_chars > self.limits.max_output_chars:
             self.kill(SandboxError("LimitExceeded", (
                 f"the pass printed more than {self.limits.max_output_chars:,} characters (Limits.max_output_chars="
@@ -277,13 +291,14 @@ class _Pass:
         op = request["op"]
         if op == "fail":
             self.fail = SandboxError(request["type"], request["message"])
-        if op == "call":
+        if op in _COUNTED:  # each costs the host work; steps also a journal entry each
             self.calls += 1
             if self.calls > self.limits.max_calls:
                 self.kill(SandboxError("LimitExceeded", (
-                    f"the pass made more than {self.limits.max_calls:,} connector calls "
+                    f"the pass made more than {self.limits.max_calls:,} connector calls and codemode requests "
                     f"(Limits.max_calls={self.limits.max_calls})")))
                 return None
+        if op == "call":
             self.asking = f"its call to {request['connector']}.{request['method']}"
         else:
             self.asking = f"its {op!r} request"
@@ -291,8 +306,10 @@ class _Pass:
             reply = await self.host(request)
         except Exception as exc:
             log.exception("isolated executor: the host handler failed")
-            self.fail = SandboxError(type(exc).__name__, f"the host failed to answer {self.asking}: {exc}")
-            reply = {"abort": self.fail.message}
+            text = str(exc)
+            self.host_failure = SandboxError(type(exc).__name__, (
+                f"the host failed to answer {self.asking}: {text if len(text) <= 500 else text[:500] + '…'}"))
+            reply = {"abort": self.host_failure.message}
         if not isinstance(reply, dict):
             reply = {"abort": "the host gave an invalid answer"}
         if "abort" in reply:
@@ -347,6 +364,7 @@ class _Pass:
 
 
 _ABORT_GRACE = 2.0
+_COUNTED = frozenset({"call", "step", "search", "describe", "snippet"})
 
 
 def _crashed(message: str) -> SandboxError:

@@ -18,6 +18,7 @@ from types import CodeType, ModuleType
 from typing import Any, Protocol
 
 from codemode_kernel import codec
+from codemode_kernel.executor.base import MAX_REQUEST_TEXT, OUTPUT_MESSAGE_COST
 from codemode_kernel.executor.language import (
     CELL_FILENAME,
     MODULES,
@@ -38,6 +39,24 @@ class Channel(Protocol):
     def request(self, message: dict[str, Any]) -> dict[str, Any]: ...
 
     def notify(self, message: dict[str, Any]) -> None: ...
+
+
+# Requests whose text field the host limits, and what to call it in the error.
+_TEXT_FIELDS = {"search": ("query", "codemode.search: the query"),
+                "describe": ("target", "codemode.describe: the target"),
+                "step": ("name", "codemode.step: the name"), "snippet": ("name", "codemode.run: the snippet name")}
+_COUNTED = frozenset(_TEXT_FIELDS)
+
+
+def _error_for_host(error: Mapping[str, Any]) -> dict[str, str]:
+    """An error as the host accepts it: a plain type name and a message of bounded length (the
+    code keeps its own exception; only the copy sent to the host is cut)."""
+    type_name, message = str(error.get("type", "Error")), str(error.get("message", ""))
+    if not (type_name.isascii() and type_name.isidentifier() and len(type_name) <= 100):
+        type_name = "Error"
+    if len(message) > MAX_REQUEST_TEXT:
+        message = message[: MAX_REQUEST_TEXT - 40] + f"… ({len(message):,} characters, cut)"
+    return {"type": type_name, "message": message}
 
 
 class ExecutionAborted(BaseException):
@@ -75,6 +94,20 @@ class _Session:
     def ask(self, message: dict[str, Any]) -> dict[str, Any]:
         if self.aborted is not None:
             raise ExecutionAborted(self.aborted)
+        op = message.get("op")
+        # Refused here with a clear message: the host would stop a worker that sent them (issue 10, item 8).
+        checked = _TEXT_FIELDS.get(op)  # type: ignore[arg-type]
+        if checked is not None:
+            text = message.get(checked[0])
+            if isinstance(text, str) and len(text) > MAX_REQUEST_TEXT:
+                raise ValueError(f"{checked[1]} is {len(text):,} characters; the limit is {MAX_REQUEST_TEXT:,}. "
+                                 "Use a short name or a few words.")
+        if op in _COUNTED:  # each one costs the host work (a step also a journal entry)
+            self.count()
+        if "raise" in message:
+            message["raise"] = _error_for_host(message["raise"])
+        elif op == "fail":
+            message.update(_error_for_host(message))
         # Every request says how much of the journal was replayed here, so the host's next seq
         # follows; once the host has been asked for a call, local replay is over.
         message["replayed"] = self.replayed
@@ -85,6 +118,13 @@ class _Session:
             self.aborted = str(reply["abort"])
             raise ExecutionAborted(self.aborted)
         return reply
+
+    def count(self) -> None:
+        """Count one connector call or codemode request against ``max_calls``."""
+        self.calls += 1
+        if self.calls > self.max_calls:
+            self.fail("LimitExceeded", f"the pass made more than {self.max_calls} connector calls and codemode "
+                                       "requests (max_calls)")
 
     def fail(self, type_name: str, message: str) -> None:
         """End the pass with an error the code cannot catch."""
@@ -144,9 +184,7 @@ class _Session:
                     f"{connector}.{method}() takes keyword arguments (or one dict of arguments), "
                     f"not {len(args)} positional argument(s): call it as {connector}.{method}(name=value, ...)"
                 )
-        self.calls += 1
-        if self.calls > self.max_calls:
-            self.fail("LimitExceeded", f"the pass made more than {self.max_calls} connector calls (max_calls)")
+        self.count()
         encoded = self.encode(kwargs, f"the arguments of {connector}.{method}")
         reply = self.local_replay(connector, method, encoded) or \
             self.ask({"op": "call", "connector": connector, "method": method, "args": encoded})
@@ -155,7 +193,8 @@ class _Session:
     def write(self, text: str) -> None:
         if not text:
             return
-        self.output_chars += len(text)
+        # As the host counts it: every message costs at least OUTPUT_MESSAGE_COST.
+        self.output_chars += max(len(text), OUTPUT_MESSAGE_COST)
         if self.output_chars > self.max_output_chars:
             self.fail("LimitExceeded", f"the pass printed more than {self.max_output_chars:,} characters "
                                        "(max_output_chars)")
@@ -433,6 +472,9 @@ def run_pass(
         except codec.EncodeError as exc:
             done["error"] = {"type": "CodecError", "message": str(exc).replace("Cannot pass", "Cannot return"),
                              "lineno": None, "traceback": ""}
+    if "error" in done:  # an exception's text is the code's data: bounded before it is reported
+        done["error"].update(_error_for_host(done["error"]))
+        done["error"]["traceback"] = str(done["error"].get("traceback", ""))[:MAX_REQUEST_TEXT]
     done["logs"] = "".join(session.output).splitlines()
     done["variables"] = _collect_variables(g, reserved) if capture_variables and "error" not in done else {}
     return done

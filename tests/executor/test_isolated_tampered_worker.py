@@ -147,19 +147,24 @@ async def test_a_fail_after_abort_keeps_its_error(tampered: Factory) -> None:
     assert (out.error.type, out.error.message) == ("CodecError", "cannot pass a set")
 
 
-async def test_an_oversized_line_is_refused_without_reading_it_all(tampered: Factory) -> None:
-    """A line past the message limit stops the worker; the host does not buffer it whole."""
+@pytest.mark.parametrize(("start", "limit"), [(b"", "max_request_bytes"),
+                                               (b'{"op":"done","result":"', "max_message_bytes")],
+                         ids=["any-message", "the-report"])
+async def test_an_oversized_line_is_refused_without_reading_it_all(tampered: Factory, start: bytes, limit: str) -> None:
+    """A line past its limit stops the worker; the host does not buffer it whole. Only the final
+    report may exceed the (smaller) request limit, and it is known by its first bytes."""
     limits = Limits(max_result_chars=1000)
-    ex = tampered('''
+    ex = tampered(f"""
+        out.write({start!r})
         chunk = b"x" * (1 << 20)
         for _ in range(64):
             out.write(chunk)
         out.flush()
         time.sleep(30)
-    ''', limits)
+    """, limits)
     out = await ex.execute("1", {}, host=RecordingHost())
     assert out.error is not None and out.error.type == "WorkerCrashed"
-    assert f"longer than {limits.max_message_bytes:,} bytes" in out.error.message
+    assert f"longer than {getattr(limits, limit):,} bytes" in out.error.message
 
 
 async def test_an_output_flood_that_ignores_the_limit(tampered: Factory) -> None:

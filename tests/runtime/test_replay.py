@@ -176,7 +176,7 @@ async def test_an_impossible_replay_position_fails_the_pass(make_runtime: Runtim
     with rt.store.session() as conn:
         def handler(state: PassState) -> PassHandler:
             return PassHandler(store=rt.store, conn=conn, runtime_name=rt.name, catalog=catalog, state=state,
-                               validator=rt._validator, search=str, describe=str, snippet=lambda n, i: {})
+                               search=str, describe=str, snippet=lambda n, i: {})
 
         too_far = handler(PassState("x", 2, {}, local_plan=1))
         reply = await too_far({"op": "call", "connector": "shop", "method": "list_items", "args": {}, "replayed": 2})
