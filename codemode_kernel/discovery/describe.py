@@ -39,6 +39,7 @@ FULL_CAP = 20_000
 APPROVAL_NOTE = "\n\nNeeds approval: the pass pauses at this call until a person approves it."
 _FUTURE = "from __future__ import annotations\n\n"
 PAGE_SIZE = 40
+COMPACT_WIDTH = 160  # one signature line reads as well as ten and costs fewer tokens
 _ARG_DOC = 90
 RESULT = "return"  # a Python keyword, so never a keyword argument's name
 
@@ -151,7 +152,7 @@ def _compact_method(m: Method) -> tuple[str, bool]:
     for docs, keep_optional in levels:
         shrunk = _shrink_input(m, schema, props, required, docs, keep_optional)
         types = method_stub(m.name, description=summary, input_schema=shrunk, output_schema=_shallow(t.output_schema),
-                            root=schema, max_definitions=60, max_result_definitions=0)
+                            root=schema, max_definitions=60, max_result_definitions=0, width=COMPACT_WIDTH)
         if "class " not in types:
             types = types.replace(_FUTURE, "", 1)  # no forward references without classes: 40 characters saved
         omitted = docs != "required" or not keep_optional

@@ -392,6 +392,7 @@ def method_stub(
     root: Mapping[str, Any] | None = None,
     max_definitions: int = 60,
     max_result_definitions: int = 25,
+    width: int = 90,
 ) -> str:
     """Python declarations for calling one method: TypedDicts, then a keyword signature.
 
@@ -400,7 +401,7 @@ def method_stub(
     The arguments get up to ``max_definitions`` named types, the result up to
     ``max_result_definitions`` more (deeper objects are ``dict[str, Any]``): a result type
     matters less than the arguments, and real APIs return very large objects. The output
-    is always valid Python.
+    is always valid Python. A signature longer than ``width`` puts one parameter per line.
     """
     func, path = _function_name(name)
     schema: Any = input_schema if input_schema is not None else {"type": "object", "properties": {}}
@@ -470,7 +471,7 @@ def method_stub(
     if path:
         head_comments = f"# {comment(path)}\n" + head_comments
     joined = ", ".join(params)
-    if len(joined) + len(func) + len(returns) > 90:
+    if len(joined) + len(func) + len(returns) > width:
         joined = "\n" + "".join(f"    {p},\n" for p in params)
     signature = f"def {func}({joined}) -> {returns}:\n" + docstring("\n\n".join(doc_parts), "    ")
     signature += "    ...\n"
