@@ -391,6 +391,12 @@ async def main() -> None:
 
         docs = [method_document(m) for m in methods]
         index, build_ms = timed_build(lambda: SearchIndex(docs))
+        # CPU time too: on a shared machine the wall clock also counts other processes.
+        build_cpu = []
+        for _ in range(3):
+            started_cpu = time.process_time()
+            SearchIndex([method_document(m) for m in methods])
+            build_cpu.append((time.process_time() - started_cpu) * 1000)
         await rt.search("warm up")  # the runtime builds its own index once
 
         async def search_paths(q: str) -> list[str]:
@@ -413,6 +419,7 @@ async def main() -> None:
             evaluate("plain BM25", plain.rank, intents, plain_ms),
         ]
         results[0]["runtime_search_ms_mean"] = runtime_ms
+        results[0]["build_cpu_ms_min"] = min(build_cpu)
         economy = await token_economy(rt, intents)
         semantic = semantic_report(methods, index, intents) if args.semantic else None
     if args.json:
@@ -424,7 +431,8 @@ async def main() -> None:
     print_report(results, economy, len(methods), args.misses, intents)
     if semantic is not None:
         print_semantic(semantic)
-    print(f"runtime.search through the store: {runtime_ms:.2f} ms mean per query")
+    print(f"runtime.search through the store: {runtime_ms:.2f} ms mean per query; index build from the catalog "
+          f"(documents + index): {results[0]['build_cpu_ms_min']:.0f} ms CPU (best of 3)")
 
 
 if __name__ == "__main__":
