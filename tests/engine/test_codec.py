@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 
 import pytest
@@ -57,3 +59,44 @@ def test_depth_is_bounded() -> None:
 def test_canonical_form_ignores_key_order() -> None:
     """Canonical serialization is the same for equal dicts in any key order."""
     assert codec.canonical_encoded({"b": 1, "a": 2}) == codec.canonical_encoded({"a": 2, "b": 1})
+
+
+MALFORMED = {
+    "infinite-float": "1e999",
+    "nan-in-a-list": "[1, NaN]",
+    "too-deep": "[" * 300 + "]" * 300,
+    "bytes-not-base64": '{"$codemode": "bytes", "v": "%%%"}',
+    "bytes-not-text": '{"$codemode": "bytes", "v": 5}',
+    "date-not-a-date": '{"$codemode": "date", "v": "yesterday"}',
+    "datetime-not-text": '{"$codemode": "datetime", "v": [2020]}',
+    "tuple-not-a-list": '{"$codemode": "tuple", "v": "ab"}',
+    "dict-not-an-object": '{"$codemode": "dict", "v": [1]}',
+    "unknown-tag": '{"$codemode": "set", "v": [1]}',
+    "tag-without-v": '{"$codemode": "bytes"}',
+    "tag-with-extra-keys": '{"$codemode": "bytes", "v": "", "w": 1}',
+    "nested-bad-tag": '{"a": [{"$codemode": "tuple", "v": [{"$codemode": "date", "v": 3}]}]}',
+}
+
+
+@pytest.mark.parametrize("text", list(MALFORMED.values()), ids=list(MALFORMED))
+def test_decoding_refuses_what_encode_never_produces(text: str) -> None:
+    """It is an error to decode data encode() could not have made: encoded data also comes from the sandbox."""
+    with pytest.raises(codec.DecodeError, match="malformed encoded value at the result"):
+        codec.decode(json.loads(text), "the result")
+
+
+@pytest.mark.parametrize("wrap", [lambda v: (v,), lambda v: {"$codemode": v}, lambda v: [v], lambda v: {"k": v}],
+                         ids=["tuples", "escaped-dicts", "lists", "dicts"])
+def test_the_deepest_encodable_value_decodes(wrap: Callable[[object], object]) -> None:
+    """Every value encode() accepts decodes, even nested to the limit with tags adding levels."""
+    value: object = b"x"
+    for _ in range(codec.MAX_DEPTH):
+        value = wrap(value)
+    assert codec.loads(codec.dumps(value)) == value
+
+
+def test_decode_errors_are_short() -> None:
+    """A malformed value is not quoted back whole."""
+    with pytest.raises(codec.DecodeError) as info:
+        codec.decode({"$codemode": "date", "v": "x" * 1_000_000})
+    assert len(str(info.value)) < 500

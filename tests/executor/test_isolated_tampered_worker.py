@@ -6,6 +6,7 @@ Each case replaces the worker with a real process that speaks the pipe protocol 
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable
@@ -220,3 +221,26 @@ async def test_a_worker_that_dies_before_ready_is_replaced_once(tmp_path: Path) 
         await ex.aclose()
     assert out.error is not None and out.error.type == "WorkerCrashed"
     assert "exit code 3" in out.error.message and "before it was ready" in out.error.message
+
+
+async def test_output_sent_while_the_host_is_busy_is_kept_and_bounded(tampered: Factory) -> None:
+    """While the host answers a slow request the worker may write more than a line's limit: the host
+    stops reading at that point and resumes after, losing nothing."""
+    limits = Limits(max_result_chars=1000, max_output_chars=50_000_000)
+    ex = tampered('''
+        send({"op": "call", "connector": "shop", "method": "get", "args": {}})
+        for i in range(10):
+            send({"op": "output", "text": str(i) * (1 << 20) + "\\n"})
+        reply = json.loads(recv())
+        send({"op": "done", "result": reply["value"], "variables": {}})
+    ''', limits)
+
+    async def slow(message: dict[str, object]) -> dict[str, object]:
+        await asyncio.sleep(1)
+        return {"value": "answered"}
+
+    out = await ex.execute("shop.get()", SHOP, host=RecordingHost(slow))
+    assert out.error is None, out.error
+    assert out.result == "answered"
+    assert [line[0] for line in out.logs] == [str(i) for i in range(10)]
+    assert all(len(line) == 1 << 20 for line in out.logs)

@@ -370,6 +370,14 @@ async def test_empty_output_messages_count_against_the_output_limit(
     assert "max_output_chars" in out.error.message
 
 
+async def test_tiny_prints_count_at_least_eight_characters_each(runtime: Factory) -> None:
+    """The honest sandbox counts output as the host does: ten empty prints cost 80 characters."""
+    rt = runtime([], max_output_chars=80)
+    assert (await rt.execute("for i in range(10):\n    print()\n'fits'"))["status"] == "completed"
+    out = await rt.execute("for i in range(11):\n    print()\n'too many'")
+    assert out["status"] == "error" and "max_output_chars" in out["error"]
+
+
 async def test_an_oversized_request_from_a_worker_is_not_read_whole(
         tampered: Callable[..., SubprocessExecutor]) -> None:
     """A call line far over the request size is refused as too large while it is still arriving."""
