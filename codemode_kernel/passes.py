@@ -224,9 +224,10 @@ class PassHandler:
         if not isinstance(args, dict):
             return {"raise": {"type": "ArgumentError", "message": f"{method.path}: arguments must be keywords"}}
         recorded = self.state.journal.get(self.state.next_seq)
-        # A call identical to its journal entry was validated when it was first made.
-        if recorded is None or (recorded.connector, recorded.method, recorded.args) != (connector, method_name,
-                                                                                        canonical):
+        # A replayed call identical to its journal entry was validated when it was first made. The
+        # approved call is checked again: it runs now, and its entry may predate today's rules.
+        if recorded is None or recorded.state == "pending" or \
+                (recorded.connector, recorded.method, recorded.args) != (connector, method_name, canonical):
             refused = method.validator.problem
             if refused is not None:
                 return {"raise": {"type": "SchemaError", "message": refused}}

@@ -296,6 +296,17 @@ async def test_bytes_dates_and_tuples_are_not_strings(runtime: Factory, value: s
     assert bank.received == []
 
 
+async def test_an_approved_call_is_checked_against_the_schema_it_runs_under(runtime: Factory) -> None:
+    """A pending call recorded under a looser schema (an older connector or version) is checked again
+    when it is approved: the connector never gets what its schema refuses."""
+    out = await runtime([Bank({"type": "object"}, approval=True)]).execute("bank.pay(to=b'eve')")
+    assert out["status"] == "paused", out
+    strict = Bank({"type": "object", "properties": {"to": {"type": "string"}}}, approval=True)
+    done = await runtime([strict]).approve(out["execution_id"])
+    assert done["status"] == "error" and "ArgumentError" in done["error"], done
+    assert strict.received == []
+
+
 def _notes() -> tuple[ToolSetConnector, list[Any]]:
     got: list[Any] = []
 
