@@ -18,6 +18,8 @@ schema once per call with jsonschema plus these changes:
   (``contentEncoding: base64`` or ``format: binary`` for bytes, ``format: date`` /
   ``date-time`` for dates, as ``signature.py`` writes for annotated parameters); a
   ``tuple`` is an ``array``. A ``str`` field therefore gets a ``str`` (issue 14, defect 1).
+- **No fetching.** A ``$ref`` to a URL is not retrieved (jsonschema would fetch it with
+  urllib, from the host); the call fails as a host error instead.
 - **Bounded messages.** Each problem is quoted in at most a few hundred characters, so an
   invalid 1 MB argument is not echoed back to the sandbox.
 
@@ -37,6 +39,7 @@ from typing import Any
 import jsonschema
 import re2  # type: ignore[import-untyped]
 from jsonschema.exceptions import SchemaError, ValidationError
+from referencing import Registry
 
 MAX_PROBLEMS = 5
 MAX_QUOTE = 200
@@ -91,7 +94,9 @@ class InputValidator:
                 "which cannot be checked in bounded time. The connector was not called; the connector's author "
                 "must drop one of the two.")
             return
-        self._validator = _extended(cls, regexes)(schema)
+        # An empty registry: a "$ref" to a URL stays unresolved. jsonschema's default would fetch
+        # it with urllib, from the host, on the event loop, while checking a call.
+        self._validator = _extended(cls, regexes)(schema, registry=Registry())
 
     def errors(self, args: Any) -> str | None:
         """None if ``args`` (decoded values) satisfy the schema, else what is wrong (bounded text).
