@@ -27,8 +27,10 @@ class InProcessLimits:
     """Limits the in-process executor can enforce (it cannot kill a thread)."""
 
     timeout: float = 60.0
+    #: As in ``Limits``: each print counts at least ``OUTPUT_MESSAGE_COST`` characters.
     max_output_chars: int = 1_000_000
     max_result_chars: int = 10_000_000
+    #: As in ``Limits``: connector calls, steps, searches, describes and snippet runs.
     max_calls: int = 10_000
 
 

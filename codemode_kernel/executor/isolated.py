@@ -68,11 +68,13 @@ class Limits:
     max_file_size: int = 0
     #: Open file descriptors (RLIMIT_NOFILE).
     max_open_files: int = 32
-    #: Characters the pass may print in total.
+    #: Characters the pass may print in total; each output message counts at least
+    #: ``OUTPUT_MESSAGE_COST`` (8), so a flood of empty prints is bounded too.
     max_output_chars: int = 1_000_000
     #: Characters of the serialized result (and, separately, of carried-over variables).
     max_result_chars: int = 10_000_000
-    #: Connector calls per pass.
+    #: Connector calls per pass, counted with the program's steps, searches, describes and
+    #: snippet runs (each costs the host work; a step also a journal entry).
     max_calls: int = 10_000
     #: Allow network access from the worker (off: a new, empty network namespace).
     network: bool = False
