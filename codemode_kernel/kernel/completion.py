@@ -8,16 +8,23 @@ at host side only when they are carried-over plain data.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import keyword
+import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codemode_kernel.commands import COMMANDS
 from codemode_kernel.executor.language import BUILTINS, MODULES
 from codemode_kernel.executor.sandbox import CodemodeApi
+
+if TYPE_CHECKING:
+    from codemode_kernel.runtime import CodemodeRuntime
+
+log = logging.getLogger(__name__)
 
 CODEMODE_SDK: dict[str, str] = {
     name: (inspect.getdoc(getattr(CodemodeApi, name)) or "")
@@ -53,6 +60,25 @@ class Completion:
     text: str
     type: str
     signature: str = ""
+
+
+async def gather_names(runtime: CodemodeRuntime, variables: Mapping[str, Any], magics: Sequence[str]) -> Names:
+    """What completion can offer now; a broken connector or store leaves its part empty."""
+    connectors: dict[str, dict[str, str]] = {}
+    try:
+        catalog = await asyncio.wait_for(runtime.catalog(), timeout=5)
+        for cname, methods in catalog.methods.items():
+            connectors[cname] = {m: (meth.tool.description.strip().splitlines() or [""])[0]
+                                 for m, meth in methods.items()}
+    except Exception:  # completion must answer even when a connector is broken
+        log.debug("catalog unavailable for completion", exc_info=True)
+    try:
+        executions = [s.id for s in await runtime.executions(limit=20)]
+        snippets = [s.name for s in await runtime.snippets()]
+    except Exception:
+        executions, snippets = [], []
+    return Names(connectors=connectors, variables=dict(variables), magics=list(magics), executions=executions,
+                 snippets=snippets)
 
 
 def complete(code: str, cursor_pos: int, names: Names) -> dict[str, Any]:

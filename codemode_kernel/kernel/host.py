@@ -20,8 +20,8 @@ from typing import Any
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.errors import ConfigurationError
 from codemode_kernel.kernel.display import Bundle, plain_text
-from codemode_kernel.kernel.output import Sink
-from codemode_kernel.kernel.session import CellOutcome, NotebookSession
+from codemode_kernel.kernel.output import CellOutcome, Sink
+from codemode_kernel.kernel.session import NotebookSession
 
 Formatter = Callable[[Any], Bundle]
 

@@ -22,9 +22,7 @@ Design log:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import importlib
 import logging
 import signal
 import sys
@@ -32,20 +30,16 @@ import threading
 import traceback
 from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ipykernel.ipkernel import IPythonKernel
 
-from codemode_kernel.kernel.completion import Names, complete, inspect_local, token_at
+from codemode_kernel.kernel.completion import Names, complete, gather_names, inspect_local, token_at
 from codemode_kernel.kernel.display import Bundle, code_bundle, error_traceback
 from codemode_kernel.kernel.host import HostCells
 from codemode_kernel.kernel.magics import MAGICS, Magics, classify
-from codemode_kernel.kernel.output import NullSink, Sink
-from codemode_kernel.kernel.session import CellOutcome, NotebookSession
-from codemode_kernel.models import Snippet
-
-if TYPE_CHECKING:
-    from codemode_kernel.runtime import CodemodeRuntime
+from codemode_kernel.kernel.output import CellOutcome, NullSink, Sink
+from codemode_kernel.kernel.session import NotebookSession
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +87,9 @@ class CellSink:
 class CodemodeKernel(IPythonKernel):
     """A Jupyter kernel where every cell is a Code Mode execution.
 
-    It is also the side panel's host (``PanelHost``): approve, reject, roll back and save
-    from the panel take the same path as the cell's buttons, so the cell's card updates.
+    The side panel's channel talks to the notebook session (its ``PanelHost``): approve,
+    reject, roll back and save from the panel take the same path as the cell's buttons, so
+    the cell's card updates.
     """
 
     implementation = "codemode"
@@ -122,51 +117,13 @@ class CodemodeKernel(IPythonKernel):
         except ImportError:  # the panel's kernel side is optional (kernel-only installs, older trees)
             log.debug("no panel channel", exc_info=True)
         else:
-            self.panel = PanelChannel(self)
+            self.panel = PanelChannel(self.notebook)
             self.panel.register(self.comm_manager)
 
     def start(self) -> None:
         super().start()
         self.notebook.home_loop = getattr(self.io_loop, "asyncio_loop", None)  # tornado AsyncIOMainLoop
-        self.notebook.spawn(self._warm_up())
-
-    async def _warm_up(self) -> None:
-        # Build the runtime and resolve the catalog now, so the first cell does not pay for
-        # it (async connectors such as MCP servers start here).
-        try:
-            # The runtime's imports (SQLAlchemy, jsonschema, ...) take a few hundred ms: import
-            # them in a thread so the kernel answers kernel_info and completions meanwhile.
-            await asyncio.to_thread(importlib.import_module, "codemode_kernel.runtime")
-            runtime = self.notebook.runtime
-            catalog = await runtime.catalog()
-            for name, reason in sorted(catalog.unavailable.items()):
-                self.notebook.unreported.append(f"connector {name!r} is unavailable: {reason}. It is tried "
-                                                "again on the next cell; %connectors shows its state.")
-            warm_up = getattr(runtime.executor, "warm_up", None)  # the isolated executor's warm pool
-            if callable(warm_up):
-                await warm_up()
-        except Exception:  # shown by the first cell that needs it
-            log.warning("Code Mode warm-up failed", exc_info=True)
-        self._notify("kernel_ready", None)
-
-    # -- PanelHost ---------------------------------------------------------------------------
-
-    @property
-    def runtime(self) -> CodemodeRuntime:
-        """The notebook's current :class:`~codemode_kernel.runtime.CodemodeRuntime`."""
-        return self.notebook.runtime
-
-    async def approve(self, execution_id: str) -> dict[str, Any]:
-        return await self.notebook.approve(execution_id)
-
-    async def reject(self, execution_id: str, seq: int | None = None) -> bool:
-        return await self.notebook.reject(execution_id, seq)
-
-    async def rollback(self, execution_id: str) -> None:
-        await self.notebook.rollback(execution_id)
-
-    async def save_snippet(self, name: str, execution_id: str, description: str = "") -> Snippet:
-        return await self.notebook.save_snippet(name, execution_id, description)
+        self.notebook.spawn(self.notebook.warm_up())
 
     def _notify(self, event: str, execution_id: str | None) -> None:
         if self.panel is not None:
@@ -292,22 +249,7 @@ class CodemodeKernel(IPythonKernel):
     # -- completion, inspection, history, shutdown -----------------------------------------------
 
     async def _names(self) -> Names:
-        runtime = self.notebook.runtime
-        connectors: dict[str, dict[str, str]] = {}
-        try:
-            catalog = await asyncio.wait_for(runtime.catalog(), timeout=5)
-            for cname, methods in catalog.methods.items():
-                connectors[cname] = {m: (meth.tool.description.strip().splitlines() or [""])[0]
-                                     for m, meth in methods.items()}
-        except Exception:  # completion must answer even when a connector is broken
-            log.debug("catalog unavailable for completion", exc_info=True)
-        try:
-            executions = [s.id for s in await runtime.executions(limit=20)]
-            snippets = [s.name for s in await runtime.snippets()]
-        except Exception:
-            executions, snippets = [], []
-        return Names(connectors=connectors, variables=dict(self.notebook.variables), magics=list(MAGICS),
-                     executions=executions, snippets=snippets)
+        return await gather_names(self.notebook.runtime, self.notebook.variables, list(MAGICS))
 
     async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:  # type: ignore[override]
         cursor = len(code) if cursor_pos is None else cursor_pos

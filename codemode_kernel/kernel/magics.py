@@ -30,8 +30,8 @@ from codemode_kernel.kernel.display import (
     result_bundle,
     table_bundle,
 )
-from codemode_kernel.kernel.output import RecordingSink, Sink
-from codemode_kernel.kernel.session import CellOutcome, NotebookSession
+from codemode_kernel.kernel.output import CellOutcome, RecordingSink, Sink
+from codemode_kernel.kernel.session import NotebookSession
 from codemode_kernel.models import STEP_CONNECTOR
 
 _DOTTED = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$")

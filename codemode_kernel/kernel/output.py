@@ -2,16 +2,34 @@
 
 A pass's output can land in the cell that ran it (IOPub messages), in an approval card
 (an ipywidgets ``Output``), in the cell of a ``%approve`` magic, or in several at once.
-The session writes to a :class:`Sink` and does not care which.
+The session writes to a :class:`Sink` and does not care which; what the kernel replies
+for the cell is a :class:`CellOutcome`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from codemode_kernel.kernel.display import Bundle
+
+
+@dataclass(frozen=True)
+class CellOutcome:
+    """What the kernel replies for a cell: ``ok`` or a Jupyter error (its output went to a :class:`Sink`)."""
+
+    status: Literal["ok", "error"] = "ok"
+    ename: str = ""
+    evalue: str = ""
+    traceback: list[str] = field(default_factory=list)
+    execution_id: str | None = None
+    payload: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def failed(cls, ename: str, evalue: str, traceback: list[str] | None = None,
+               execution_id: str | None = None) -> CellOutcome:
+        return cls("error", ename, evalue, traceback or [f"{ename}: {evalue}"], execution_id)
 
 
 class Sink(Protocol):

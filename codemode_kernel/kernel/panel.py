@@ -5,8 +5,8 @@ requests (``panel_messages.REQUESTS``); :class:`PanelChannel` answers each one w
 ``reply`` or an ``error`` and pushes ``event`` messages when the kernel calls
 :meth:`PanelChannel.notify`. Reads (executions, journal, snippets, connectors, search,
 describe) and deletes go straight to the runtime; actions that change what a *cell*
-shows (approve, reject, rollback, save as snippet) go through the :class:`PanelHost`, so
-the kernel can update the cell's widget and output as if its own buttons were clicked.
+shows (approve, reject, rollback, save as snippet) go through the :class:`PanelHost` (the
+notebook session), so the cell's card updates as if its own buttons were clicked.
 
 Nothing a browser sends can raise inside the kernel: every message is validated, every
 handler's failure becomes an ``error`` reply naming what to do next.
@@ -45,7 +45,7 @@ __all__ = ["PanelChannel", "PanelComm", "PanelCommManager", "PanelHost"]
 
 
 class PanelHost(Protocol):
-    """What the panel needs from the kernel (implemented by the Code Mode kernel)."""
+    """What the panel needs from the kernel (implemented by the notebook's ``NotebookSession``)."""
 
     @property
     def runtime(self) -> CodemodeRuntime:

@@ -212,8 +212,8 @@ def test_can_roll_back_agrees_between_card_panel_and_cli(tmp_path: Path,
     every applied call).
     """
     from codemode_kernel.cli import main
-    from codemode_kernel.kernel.panel import PanelChannel
     from codemode_kernel.kernel.output import RecordingSink
+    from codemode_kernel.kernel.panel import PanelChannel
     from tests.panel.conftest import FakeComm, FakeCommManager, Panel
 
     (tmp_path / "rb_items.py").write_text(ROLLBACK_MODULE)

@@ -1,0 +1,342 @@
+"""Approve, reject, roll back, save as snippet, delete, expire — and the cards that present them.
+
+Everything that changes an execution goes through one method here, whether it came from a
+card's button, a magic or the side panel, so the cell's card updates in place whichever
+door was used. The outcome of a pass (a cell's first pass, or an approved one) is shown by
+:meth:`Actions.show`: the result, the error, or the card with its buttons.
+
+Idempotency, in three layers: the card disables its buttons before acting; this class
+refuses a second action on an execution while one is in flight (``_busy``); the runtime's
+compare-and-set refuses a stale approval and reverts each call at most once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Coroutine, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError
+from codemode_kernel.kernel.display import error_parts, error_traceback, pending_summary, result_bundle
+from codemode_kernel.kernel.notebook_runtime import NotebookRuntime
+from codemode_kernel.kernel.output import CellOutcome, NullSink, ReplayFilter, Sink, Tee
+from codemode_kernel.kernel.variables import CarriedVariables
+from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
+from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet
+from codemode_kernel.selection import revertible_calls
+
+#: How many executions' records (code, output shown, card) are kept; paused ones are never dropped.
+MAX_RECORDS = 500
+
+
+@dataclass
+class CellRecord:
+    """What this kernel knows about an execution it showed: code, cell number, output, card."""
+
+    code: str
+    count: int | None
+    given: dict[str, Any]
+    shown: str = ""
+    card: ExecutionCard | None = None
+    pending: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Actions:
+    """The actions on a notebook's executions, and the card of each execution it showed."""
+
+    def __init__(self, home: NotebookRuntime, variables: CarriedVariables) -> None:
+        self.home = home
+        self.variables = variables
+        self.records: dict[str, CellRecord] = {}
+        self._busy: set[str] = set()
+
+    def remember(self, eid: str, record: CellRecord) -> None:
+        self.records[eid] = record
+        if len(self.records) > MAX_RECORDS:
+            for old in list(self.records)[: len(self.records) - MAX_RECORDS]:
+                if not self.records[old].pending:
+                    del self.records[old]
+
+    # -- showing an outcome --------------------------------------------------------------------
+
+    async def show(self, eid: str, out: Mapping[str, Any], record: CellRecord, *, sink: Sink,
+                   card_home: Sink | None) -> CellOutcome:
+        """Show an outcome: the result, the error, or the approval card (displayed in ``card_home``)."""
+        status = out.get("status")
+        if status == "paused":
+            record.pending = [dict(p) for p in out.get("pending", [])]
+            card = record.card
+            if card is None and card_home is None:
+                return CellOutcome(execution_id=eid)  # approved from the panel, no cell shows it
+            if card is None:
+                card = record.card = self._new_card(eid)
+            card.show_pending(record.pending)
+            if card_home is not None:
+                card_home.display(card.bundle(pending_summary(eid, record.pending)))
+            return CellOutcome(execution_id=eid)
+        record.pending = []
+        if status == "completed":
+            self.variables.carry(out, record.given)
+            if out.get("result") is not None:
+                sink.display(result_bundle(out["result"]), result=True)
+            calls, revertable = await self._calls(eid, record.code)
+            self._finish(eid, record, "completed", calls=calls, can_rollback=revertable, can_save=True,
+                         card_home=card_home)
+            return CellOutcome(execution_id=eid)
+        ename, evalue, line = error_parts(out)
+        tb = error_traceback(ename, evalue, code=record.code, line=line, count=record.count,
+                             frames=str(out.get("traceback") or ""))
+        sink.error(ename, evalue, tb)
+        calls, revertable = await self._calls(eid, record.code)
+        self._finish(eid, record, "error", calls=calls if revertable else 0, can_rollback=revertable,
+                     can_save=False, card_home=card_home)
+        return CellOutcome.failed(ename, evalue, tb, eid)
+
+    def _finish(self, eid: str, record: CellRecord, status: str, *, calls: int, can_rollback: bool,
+                can_save: bool, card_home: Sink | None) -> None:
+        card = record.card
+        if card is None:
+            # Cells that made no connector call get no buttons: nothing to roll back, and a
+            # pure computation is rarely worth a snippet (%snippet save still works).
+            if calls == 0 or card_home is None:
+                return
+            card = record.card = self._new_card(eid)
+            card.finished(status, can_rollback=can_rollback, can_save=can_save)
+            card_home.display(card.bundle(f"{status}: execution {eid} "
+                                          f"({calls} connector call(s); %rollback, %snippet save)"))
+            return
+        card.finished(status, can_rollback=can_rollback, can_save=can_save)
+
+    def _may_call(self, code: str) -> bool:
+        # A connector can only be reached by naming it (no globals(), eval or getattr on
+        # modules in the sandbox), so a cell that names none made no call: skip the journal read.
+        names = [*self.home.runtime.connectors, "codemode"]
+        return re.search(r"\b(" + "|".join(map(re.escape, names)) + r")\b", code) is not None
+
+    async def _calls(self, eid: str, code: str) -> tuple[int, bool]:
+        """How many connector calls the execution journaled, and whether it can be rolled back."""
+        if code and not self._may_call(code):
+            return 0, False
+        state = await self.home.runtime.execution(eid)
+        if state is None:
+            return 0, False
+        return await self._revert_info(state)
+
+    async def _revert_info(self, state: ExecutionState) -> tuple[int, bool]:
+        """How many connector calls the execution made, and whether it can be rolled back (selection's rule)."""
+        calls = [e for e in state.log if e.connector != STEP_CONNECTOR]
+        if not calls:
+            return 0, False
+        return len(calls), bool(revertible_calls(state, await self.home.runtime.catalog()))
+
+    def _new_card(self, eid: str) -> ExecutionCard:
+        return ExecutionCard(eid, CardActions(
+            approve=lambda: self._click(self.approve(eid)),
+            reject=lambda seq: self._click(self.reject(eid, seq)),
+            rollback=lambda: self._click(self.rollback(eid)),
+            save_snippet=lambda name, description: self._click(self.save_snippet(name, eid, description)),
+        ))
+
+    def _click(self, coro: Coroutine[Any, Any, Any]) -> None:
+        async def guarded() -> None:
+            with contextlib.suppress(CodemodeError):  # already shown on the card
+                await coro
+        self.home.spawn(guarded())
+
+    async def _record(self, eid: str) -> CellRecord | None:
+        record = self.records.get(eid)
+        if record is not None:
+            return record
+        state = await self.home.runtime.execution(eid)
+        if state is None:
+            return None
+        # An execution from before a restart, or from another kernel: adopt it.
+        record = CellRecord(code=state.code, count=None, given={},
+                            shown="".join(line + "\n" for line in state.logs))
+        self.remember(eid, record)
+        return record
+
+    # -- approve, reject, roll back, save, delete, expire ----------------------------------------
+
+    async def approve(self, execution_id: str, *, origin: Sink | None = None) -> dict[str, Any]:
+        """Approve the pending action(s) of a paused execution and show what follows."""
+        if execution_id in self._busy:
+            return _refusal(execution_id, "InvalidStateError",
+                            f"execution {execution_id!r} is already being approved, rejected or rolled back; "
+                            "wait for it to finish")
+        self._busy.add(execution_id)
+        try:
+            with self.home.in_use():
+                return await self._approve(execution_id, origin)
+        finally:
+            self._busy.discard(execution_id)
+
+    async def _approve(self, execution_id: str, origin: Sink | None) -> dict[str, Any]:
+        runtime = self.home.runtime
+        record = await self._record(execution_id)
+        if record is None:
+            out = _refusal(execution_id, "UnknownExecutionError", str(UnknownExecutionError(
+                execution_id, runtime.name)))
+            _show_error(origin, out)
+            return out
+        card = record.card
+        if card is not None and not card.locked:
+            card.busy("Approved: running the cell again from the top, replaying earlier calls…")
+        self.home.notify("execution_changed", execution_id)
+        sinks: list[Sink] = [s for s in (card, origin) if s is not None]
+        tee = Tee(sinks)
+        live = ReplayFilter(record.shown, lambda text: tee.stream(text))
+        decided = record.pending
+        out = await runtime.approve(execution_id, on_output=live)
+        if out.get("refused"):
+            state = await runtime.execution(execution_id)
+            if card is not None:
+                card.refused(str(out.get("error")), retry=state is not None and state.status == "paused")
+            _show_error(origin, out)
+            self.home.notify("execution_changed", execution_id)
+            return out
+        if live.printed:
+            record.shown = live.printed
+        if card is not None:
+            for p in decided:
+                card.decided(f"{p.get('connector')}.{p.get('method')} (call #{p.get('seq')}) approved")
+        await self.show(execution_id, out, record, sink=tee if sinks else NullSink(), card_home=origin)
+        self.home.notify("execution_changed", execution_id)
+        return out
+
+    async def reject(self, execution_id: str, seq: int | None = None, *, origin: Sink | None = None) -> bool:
+        """Reject a pending action; the execution ends ``rejected`` (nothing is undone)."""
+        if execution_id in self._busy:
+            _show_text_error(origin, "InvalidStateError", f"execution {execution_id!r} is busy; try again")
+            return False
+        self._busy.add(execution_id)
+        try:
+            runtime = self.home.runtime
+            record = await self._record(execution_id)
+            card = record.card if record is not None else None
+            if card is not None and not card.locked:
+                card.busy("Rejecting…")
+            ok = await runtime.reject(execution_id, seq)
+            state = await runtime.execution(execution_id)
+            if not ok:
+                why = _reject_refusal(execution_id, seq, state)
+                if card is not None:
+                    card.refused(why, retry=state is not None and state.status == "paused")
+                _show_text_error(origin, "InvalidStateError", why)
+                return False
+            _, revertable = await self._revert_info(state) if state is not None else (0, False)
+            text = "Rejected: the action was not run and the execution ended."
+            if revertable:
+                text += " Earlier actions of this execution were applied; Roll back reverts them."
+            if card is not None and record is not None:
+                for p in record.pending:
+                    card.decided(f"{p.get('connector')}.{p.get('method')} (call #{p.get('seq')}) rejected",
+                                 approved=False)
+                card.finished("rejected", can_rollback=revertable, can_save=False)
+                card.notice(text)
+            if record is not None:
+                record.pending = []
+            if origin is not None:
+                origin.stream(text + "\n")
+            return True
+        finally:
+            self._busy.discard(execution_id)
+            self.home.notify("execution_changed", execution_id)
+
+    async def rollback(self, execution_id: str, *, origin: Sink | None = None) -> None:
+        """Revert the execution's applied actions (newest first); raise if any revert failed."""
+        if execution_id in self._busy:
+            raise InvalidStateError(execution_id, "busy", "roll back", ["idle"])
+        self._busy.add(execution_id)
+        try:
+            runtime = self.home.runtime
+            record = self.records.get(execution_id)
+            card = record.card if record is not None else None
+            before = await runtime.execution(execution_id)
+            already = {e.seq for e in before.log if e.state == "reverted"} if before is not None else set()
+            try:
+                await runtime.rollback(execution_id)
+            except CodemodeError as exc:
+                if card is not None:
+                    card.rollback_failed(str(exc))
+                _show_text_error(origin, type(exc).__name__, str(exc))
+                raise
+            after = await runtime.execution(execution_id)
+            reverted = [e for e in (after.log if after is not None else []) if e.state == "reverted"
+                        and e.seq not in already]
+            if reverted:
+                text = (f"Rolled back {len(reverted)} action(s): "
+                        + ", ".join(f"{e.connector}.{e.method} (call #{e.seq})" for e in reverted) + ".")
+            else:
+                text = "Nothing to roll back: no applied action of this execution can be reverted."
+            if card is not None:
+                _, again = await self._revert_info(after) if after is not None else (0, False)
+                card.rolled_back(text, reverted=bool(reverted), can_rollback=again)
+            if origin is not None:
+                origin.stream(text + "\n")
+        finally:
+            self._busy.discard(execution_id)
+            self.home.notify("execution_changed", execution_id)
+
+    async def save_snippet(self, name: str, execution_id: str, description: str = "") -> Snippet:
+        """Save a completed execution's code as a snippet (``codemode.run(name, input)``)."""
+        record = self.records.get(execution_id)
+        card = record.card if record is not None else None
+        try:
+            snippet = await self.home.runtime.save_snippet(name, execution_id=execution_id, description=description)
+        except CodemodeError as exc:
+            if card is not None:
+                card.snippet_failed(str(exc))
+            raise
+        if card is not None:
+            card.snippet_saved(f"Saved as snippet {snippet.name!r}: run it with codemode.run({snippet.name!r}, input).")
+        self.home.notify("snippets_changed", execution_id)
+        return snippet
+
+    async def delete_execution(self, execution_id: str) -> bool:
+        ok = await self.home.runtime.delete_execution(execution_id)
+        record = self.records.pop(execution_id, None)
+        if ok and record is not None and record.card is not None:
+            record.card.finished("error", can_rollback=False, can_save=False, detail="deleted")
+            record.card.notice("This execution was deleted from the journal.")
+        self.home.notify("execution_deleted", execution_id)
+        return ok
+
+    async def expire(self, max_age: timedelta) -> list[str]:
+        ids = await self.home.runtime.expire_paused(max_age)
+        for eid in ids:
+            record = self.records.get(eid)
+            if record is not None and record.card is not None:
+                record.card.finished("rejected", can_rollback=False, can_save=False, detail="expired")
+                record.card.notice("This execution expired while waiting for approval.")
+                record.pending = []
+            self.home.notify("execution_changed", eid)
+        return ids
+
+
+def _refusal(execution_id: str, error_type: str, message: str) -> dict[str, Any]:
+    return {"status": "error", "execution_id": execution_id, "error": message, "error_type": error_type,
+            "refused": True}
+
+
+def _show_error(origin: Sink | None, out: Mapping[str, Any]) -> None:
+    if origin is not None:
+        ename, evalue, _ = error_parts(out)
+        _show_text_error(origin, ename, evalue)
+
+
+def _show_text_error(origin: Sink | None, ename: str, evalue: str) -> None:
+    if origin is not None:
+        origin.error(ename, evalue, error_traceback(ename, evalue, code=None, line=None, count=None))
+
+
+def _reject_refusal(execution_id: str, seq: int | None, state: ExecutionState | None) -> str:
+    if state is None:
+        return str(UnknownExecutionError(execution_id))
+    if state.status != "paused":
+        return str(InvalidStateError(execution_id, state.status, "reject", ["paused"]))
+    pending = [e.seq for e in state.log if e.state == "pending"]
+    return f"Call #{seq} of execution {execution_id!r} is not pending; the pending call(s): {pending}."

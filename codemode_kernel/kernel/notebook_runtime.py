@@ -1,0 +1,220 @@
+"""A notebook's configuration and the runtime built from it: load, connect, rebuild, retire, close.
+
+The runtime is built on first use (:mod:`codemode_kernel.building`, as every front door
+builds it) and again after the configuration or the hand-connected connectors change. A
+runtime that is replaced may still be running a pass (a cell, an approval): it is *retired*
+and closed once nothing uses it. Work the kernel schedules from synchronous callbacks
+(widget clicks, panel messages from another thread) runs as tasks on the kernel's main loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import os
+from collections.abc import Callable, Coroutine, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from codemode_kernel.building import build_runtime, choose_store_url
+from codemode_kernel.config import CodemodeConfig, ConfigProblem, default_store_url, load_config, notebook_path
+from codemode_kernel.connectors.base import Connector
+from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.selection import resolve_execution
+
+if TYPE_CHECKING:
+    from codemode_kernel.runtime import CodemodeRuntime
+
+log = logging.getLogger(__name__)
+
+Notify = Callable[[str, "str | None"], None]
+
+
+class NotebookRuntime:
+    """Configuration and runtime lifecycle of one notebook (the base of :class:`~.session.NotebookSession`)."""
+
+    def __init__(self, *, cwd: Path | None = None, env: Mapping[str, str] | None = None,
+                 notify: Notify | None = None) -> None:
+        self.env = dict(os.environ if env is None else env)
+        self.cwd = (cwd or Path.cwd()).resolve()
+        self.notebook = notebook_path(self.env, self.cwd)
+        self.folder = self.notebook.parent if self.notebook is not None else self.cwd
+        self.notify_hook = notify
+        self.config: CodemodeConfig = CodemodeConfig(source=None, base_dir=self.folder)
+        self.host_connectors: dict[str, Connector] = {}
+        self.runtime_problems: list[str] = []
+        self.unreported: list[str] = []
+        self.home_loop: asyncio.AbstractEventLoop | None = None
+        self._runtime: CodemodeRuntime | None = None
+        self._dirty = True
+        self._retired: list[CodemodeRuntime] = []
+        self._inflight = 0
+        self._tasks: set[asyncio.Future[Any]] = set()
+
+    # -- configuration ---------------------------------------------------------------------
+
+    def load(self, *, reload_modules: bool = False) -> tuple[ConfigProblem, ...]:
+        """(Re)read the configuration; the runtime is rebuilt on next use."""
+        self.config = load_config(self.folder, env=self.env, reload_modules=reload_modules)
+        for p in self.config.problems:
+            log.warning("Code Mode configuration: %s", p)
+        self.unreported = [str(p) for p in self.config.problems]
+        self._dirty = True
+        return self.config.problems
+
+    async def reload(self) -> tuple[ConfigProblem, ...]:
+        """``%reload``: re-read the configuration and its modules, rebuild, tell the panel."""
+        problems = self.load(reload_modules=True)
+        _ = self.runtime
+        self.notify("connectors_changed", None)
+        return problems
+
+    def take_unreported(self) -> list[str]:
+        """Configuration problems not yet shown in a cell (each is shown once)."""
+        out, self.unreported = self.unreported, []
+        return out
+
+    @property
+    def store_url(self) -> str:
+        """``CODEMODE_STORE``, else ``[store] url``, else a SQLite file beside the notebook."""
+        return choose_store_url(self.config, notebook=self.notebook, cwd=self.cwd, env=self.env)
+
+    def connect(self, connector: Connector) -> str:
+        """Add (or replace) a connector from trusted host code (``connect(...)`` in ``%%host``)."""
+        if not isinstance(connector, Connector):
+            raise ConfigurationError(f"connect() needs a Connector (e.g. ToolSetConnector([...], name='x')), "
+                                     f"not {type(connector).__name__}")
+        if not connector.name:
+            raise ConfigurationError("connect(): the connector has no name; set its `name`")
+        self.host_connectors[connector.name] = connector
+        self._dirty = True
+        return connector.name
+
+    def disconnect(self, name: str) -> bool:
+        """Remove a connector added with ``connect``."""
+        found = self.host_connectors.pop(name, None) is not None
+        self._dirty = self._dirty or found
+        return found
+
+    # -- the runtime -------------------------------------------------------------------------
+
+    @property
+    def needs_rebuild(self) -> bool:
+        """True when connectors changed since the runtime was built."""
+        return self._dirty
+
+    @property
+    def runtime(self) -> CodemodeRuntime:
+        """The current runtime, built on first use and again after a configuration change."""
+        if self._runtime is None or self._dirty:
+            old = self._runtime
+            built = build_runtime(self.config, store_url=self.store_url, host_connectors=self.host_connectors,
+                                  fallback_store_url=default_store_url(self.notebook, self.cwd))
+            self.runtime_problems = list(built.problems)
+            self.unreported += built.problems
+            self._runtime = built.runtime
+            self._dirty = False
+            if old is not None:
+                self._retired.append(old)
+                self._close_retired_soon()
+        return self._runtime
+
+    @contextlib.contextmanager
+    def in_use(self) -> Iterator[None]:
+        """While a pass runs (a cell, an approval): a runtime replaced meanwhile is closed only after it."""
+        self._inflight += 1
+        try:
+            yield
+        finally:
+            self._inflight -= 1
+            self._close_retired_soon()
+
+    def _close_retired_soon(self) -> None:
+        if self._inflight == 0 and self._retired:
+            retired, self._retired = self._retired, []
+            for rt in retired:
+                self.spawn(rt.aclose())
+
+    async def warm_up(self) -> None:
+        """Build the runtime and resolve the catalog now, so the first cell does not pay for it.
+
+        Async connectors (MCP servers) start here, and the isolated executor starts its warm
+        workers. Failures are left for the first cell that needs the runtime to show.
+        """
+        try:
+            # The runtime's imports (SQLAlchemy, jsonschema, ...) take a few hundred ms: import
+            # them in a thread so the kernel answers kernel_info and completions meanwhile.
+            await asyncio.to_thread(importlib.import_module, "codemode_kernel.runtime")
+            runtime = self.runtime
+            catalog = await runtime.catalog()
+            for name, reason in sorted(catalog.unavailable.items()):
+                self.unreported.append(f"connector {name!r} is unavailable: {reason}. It is tried again on the "
+                                       "next cell; %connectors shows its state.")
+            warm_up = getattr(runtime.executor, "warm_up", None)  # the isolated executor's warm pool
+            if callable(warm_up):
+                await warm_up()
+        except Exception:  # shown by the first cell that needs it
+            log.warning("Code Mode warm-up failed", exc_info=True)
+        self.notify("kernel_ready", None)
+
+    async def resolve(self, token: str, purpose: str) -> str:
+        """An execution id from ``last``, a full id, or a unique id prefix (:mod:`codemode_kernel.selection`)."""
+        return await resolve_execution(self.runtime, token, purpose)
+
+    def interrupt(self) -> bool:
+        """Stop every running pass (its execution becomes ``error``)."""
+        return self._runtime.interrupt() if self._runtime is not None else False
+
+    async def aclose(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        runtimes = [*self._retired, *([self._runtime] if self._runtime is not None else [])]
+        self._retired, self._runtime = [], None
+        for rt in runtimes:
+            try:
+                await rt.aclose()
+            except Exception:  # closing must reach every runtime
+                log.debug("closing a runtime failed", exc_info=True)
+
+    # -- events and tasks --------------------------------------------------------------------
+
+    def notify(self, event: str, execution_id: str | None) -> None:
+        """Tell the side panel something changed (``panel_messages.EVENTS``)."""
+        if self.notify_hook is None:
+            return
+        try:
+            self.notify_hook(event, execution_id)
+        except Exception:  # a broken panel must not break cells
+            log.debug("panel notify failed", exc_info=True)
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run ``coro`` as a task on the kernel's main loop (widget callbacks are synchronous).
+
+        JupyterLab may send comm messages over a kernel subshell, whose handlers run in
+        another thread and loop; the runtime and the widgets live on the main loop
+        (``home_loop``), so work from elsewhere is handed over to it.
+        """
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        home = self.home_loop or running
+        if home is None:
+            coro.close()
+            raise RuntimeError("NotebookSession.spawn needs a running event loop")
+        if running is home:
+            self._start(coro)
+        else:
+            home.call_soon_threadsafe(self._start, coro)
+
+    def _start(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Future[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("Code Mode background task failed", exc_info=task.exception())
