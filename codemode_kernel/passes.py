@@ -154,7 +154,7 @@ class PassHandler:
                 try:
                     return {"value": codec.encode(self._search(str(message.get("query", "")), **options))}
                 except ValueError as exc:
-                    return {"raise": {"type": "ValueError", "message": str(exc)}}
+                    return {"raise": {"type": "SearchOptionError", "message": str(exc)}}
             if op == "describe":
                 options = {k: message[k] for k in ("page", "full") if message.get(k) is not None}
                 try:

@@ -150,8 +150,8 @@ class _Session:
                 raise ArgumentError(message)
             if type_name == "LookupError":
                 raise LookupError(message)
-            if type_name == "ValueError":  # a discovery option the host refused (codemode.search connector=)
-                raise ValueError(message)
+            if type_name == "SearchOptionError":  # a discovery option the host refused (search connector=)
+                raise ValueError(message)  # not ConnectorError: the program's own argument was wrong
             raise ConnectorError(message if type_name == "ConnectorError" else f"{type_name}: {message}")
         return codec.decode(reply.get("value"))
 
