@@ -260,20 +260,23 @@ _FAULTS: list[tuple[tuple[str, ...], str, str]] = [
      "Free some space (or raise the limit) and try again; this change was not made, earlier records are intact."),
     (("file is not a database", "malformed", "sqlite_corrupt", "sqlite_notadb"),
      "is not a readable SQLite database; the file is corrupted",
-     "Move it aside (a new journal is started in its place) and keep it for recovery, or restore a backup "
-     "(an upgrade leaves a '.schema-v<N>.backup' copy beside it)."),
+     "Move it aside and keep it for recovery (the next start makes a new, empty journal), or restore a "
+     "backup (an upgrade leaves a '.schema-v<N>.backup' copy beside it)."),
     (("unable to open database", "sqlite_cantopen"),
      "cannot be opened",
      "Check that its folder exists and is writable by this process."),
 ]
 
 
-def _store_fault(where: str, exc: BaseException) -> StoreError:
+def _store_fault(where: str, exc: BaseException, path: Path | None = None) -> StoreError:
     """The :class:`StoreError` for a driver error: its first line only (never the SQL or its parameters)."""
     orig = getattr(exc, "orig", None) or exc
     first = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
     name = str(getattr(orig, "sqlite_errorname", "") or "")
     words = f"{first} {name}".lower()
+    if path is not None and path.exists() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        # SQLite says "unable to open" when it cannot make its WAL files beside a read-only file.
+        words += " read-only"
     for keys, problem, advice in _FAULTS:
         if any(k in words for k in keys):
             return StoreError(where, f"{problem} ({first})", advice)
@@ -292,7 +295,7 @@ def _guarded(fn: F) -> F:
             conn = args[0] if args and isinstance(args[0], Connection) else None
             if conn is not None:
                 _abandon(conn)
-            raise _store_fault(self.where, exc) from exc
+            raise _store_fault(self.where, exc, self.sqlite_path) from exc
 
     return cast(F, wrapper)
 
@@ -341,7 +344,7 @@ class JournalStore:
                 try:
                     _prepare_sqlite_file(url)
                 except OSError as exc:
-                    raise _store_fault(self.where, exc) from exc
+                    raise _store_fault(self.where, exc, self.sqlite_path) from exc
                 memory = make_url(url).database in (None, "", ":memory:")
                 if memory:  # one shared connection, or every checkout would see a new empty database
                     engine = create_engine(url, connect_args={"check_same_thread": False}, poolclass=StaticPool)
@@ -361,7 +364,7 @@ class JournalStore:
             raise
         except (DBAPIError, self._dbapi_error) as exc:
             engine.dispose()
-            raise _store_fault(self.where, exc) from exc
+            raise _store_fault(self.where, exc, self.sqlite_path) from exc
         self._insert_entry = _Prepared(
             insert(entries).values({c.name: bindparam(c.name) for c in entries.columns}), engine)
         self._finish_entry = _Prepared(
@@ -632,8 +635,8 @@ class JournalStore:
         with self.engine.connect() as conn:
             if self.dialect == "sqlite":
                 checked = [r[0] for r in conn.exec_driver_sql("PRAGMA integrity_check").all()]
-                if checked != ["ok"]:
-                    problems += [f"sqlite integrity_check: {line}" for line in checked]
+                if checked != ["ok"]:  # the rules below would only read garbage
+                    return [f"sqlite integrity_check: {line}" for line in checked]
             version = conn.execute(select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
             if version != str(self.schema_version):
                 problems.append(f"schema_version is {version!r}, expected {self.schema_version}")
