@@ -1,6 +1,6 @@
 """Discovery benchmarks (issue 13): the right method among ~3,000, in a few hundred tokens.
 
-Run: .venv/bin/python benchmarks/bench_discovery.py [--json] [--misses] [--semantic]
+Run: .venv/bin/python benchmarks/bench_discovery.py [--json] [--misses] [--semantic] [--associations PATH]
 
 Six real API descriptions become OpenApiConnectors: GitHub's REST description (npm
 ``@octokit/openapi``) and Stripe, Kubernetes, Slack, Twilio and Gmail (npm
@@ -41,6 +41,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discovery_baselines import PlainBm25, SeedIndex  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from build_discovery_associations import load as load_associations  # noqa: E402
 
 from codemode_kernel import CodemodeRuntime, InProcessExecutor  # noqa: E402
 from codemode_kernel.catalog import Catalog  # noqa: E402
@@ -378,6 +381,9 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     parser.add_argument("--misses", action="store_true", help="list the tuning split's misses")
+    parser.add_argument("--associations", type=Path, action="append", default=[],
+                        help="also measure query expansion with a table built by "
+                             "scripts/build_discovery_associations.py (repeatable)")
     parser.add_argument("--semantic", action="store_true",
                         help="also measure packaged static embeddings (needs wordllama importable)")
     args = parser.parse_args()
@@ -418,6 +424,10 @@ async def main() -> None:
             evaluate("before issue 13", seed.rank, intents, seed_ms),
             evaluate("plain BM25", plain.rank, intents, plain_ms),
         ]
+        for table in args.associations:
+            learned = SearchIndex(docs, associations=load_associations(table))
+            results.append(evaluate(f"+ {table.stem}", lambda q, ix=learned: [k for k, _ in ix.rank(q, limit=TOP)[0]],
+                                    intents, build_ms))
         results[0]["runtime_search_ms_mean"] = runtime_ms
         results[0]["build_cpu_ms_min"] = min(build_cpu)
         economy = await token_economy(rt, intents)

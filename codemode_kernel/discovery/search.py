@@ -28,7 +28,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from codemode_kernel.catalog import Method
@@ -58,6 +58,12 @@ CONNECTOR_LEAN = 0.3
 ACTION_MATCH = 1.3
 HINT = 1.3
 VERB_FIRST = 1.2
+# A learned association counts at most this much of the word it stands in for: below the
+# hand lexicon's related words (0.5), which a person checked.
+LEARNED_WEIGHT = 0.2
+
+Associations = Callable[[str], Sequence[tuple[str, float]]]
+"""A stem -> the stems that may stand in for it, each with a weight in (0, 1], strongest first."""
 
 
 @dataclass(frozen=True)
@@ -160,8 +166,14 @@ class _Postings:
 class SearchIndex:
     """BM25F over methods and snippets, with query expansion, coverage, action and connector hints."""
 
-    def __init__(self, docs: Sequence[SearchDocument]) -> None:
+    def __init__(self, docs: Sequence[SearchDocument], *, associations: Associations | None = None,
+                 learned_weight: float = LEARNED_WEIGHT) -> None:
         self.docs = list(docs)
+        # Off by default: associations learned from 105,000 operations of other APIs moved the
+        # discovery benchmark by about one intent either way (issue 13, round 2;
+        # scripts/build_discovery_associations.py and bench_discovery.py --associations).
+        self.associations = associations
+        self.learned_weight = learned_weight
         self.actions = [method_action(d) for d in self.docs]
         self.connectors = {d.connector for d in self.docs}
         self._connector_stems = {stem(c): c for c in self.connectors}
@@ -230,7 +242,7 @@ class SearchIndex:
         q = stems(said)
         if not q:
             q = stems(said, keep_stop=True)
-        terms = [(t, w, src) for t, w, src in expand(q) if t in self.postings]
+        terms = [(t, w, src) for t, w, src in self._expand(q) if t in self.postings]
         # A related word that half the catalog uses ("get", "create") says too little to pay
         # for walking its postings.
         terms = [(t, w, src) for t, w, src in terms if w >= 1.0 or self.idf[t] >= 1.0]
@@ -306,6 +318,19 @@ class SearchIndex:
                 heapq.heappop(kept)
         best = sorted(((score, -neg) for score, neg in kept), key=lambda si: (-si[0], self.docs[si[1]].key))
         return [(self.docs[i].key, round(score, 4)) for score, i in best], len(scores)
+
+    def _expand(self, q: list[str]) -> list[tuple[str, float, int]]:
+        """The lexicon's expansion of ``q``, then learned associations of words it does not have yet."""
+        terms = expand(q)
+        if self.associations is None or self.learned_weight <= 0:
+            return terms
+        have = {t for t, _w, _src in terms}
+        for i, s in enumerate(q):
+            for other, weight in self.associations(s):
+                if other not in have:
+                    have.add(other)
+                    terms.append((other, self.learned_weight * weight, i))
+        return terms
 
     def keys(self) -> Iterable[str]:
         return (d.key for d in self.docs)
