@@ -170,8 +170,8 @@ class SearchIndex:
                  learned_weight: float = LEARNED_WEIGHT) -> None:
         self.docs = list(docs)
         # Off by default: associations learned from 105,000 operations of other APIs moved the
-        # discovery benchmark by about one intent either way (issue 13, round 2;
-        # scripts/build_discovery_associations.py and bench_discovery.py --associations).
+        # discovery benchmark by at most three intents of 284 and no paraphrase (issue 13,
+        # round 2; scripts/build_discovery_associations.py, bench_discovery.py --associations).
         self.associations = associations
         self.learned_weight = learned_weight
         self.actions = [method_action(d) for d in self.docs]
