@@ -24,7 +24,8 @@ def journal_entries(store: JournalStore, runtime: str = "default") -> dict[str, 
     return out
 
 
-def soundness_problems(store: JournalStore, ledger: Path, runtime: str = "default") -> list[str]:
+def soundness_problems(store: JournalStore, ledger: Path, runtime: str = "default", *,
+                       all_kept: bool = True) -> list[str]:
     """What breaks the durable contract, judged from the store and the outside ledger.
 
     - the store's own integrity check and consistency rules;
@@ -32,6 +33,9 @@ def soundness_problems(store: JournalStore, ledger: Path, runtime: str = "defaul
     - an ``applied`` or ``reverted`` call was applied in the ledger; every ledger action
       belongs to a call whose outcome is applied, reverted or unknown (``executing``);
     - a ``reverted`` call was reverted in the ledger (under its own key).
+
+    With ``all_kept=False`` (executions may have been deleted or pruned) a ledger action
+    whose call is no longer in the journal is not a problem.
     """
     problems = list(store.integrity_problems())
     rows = ledger_rows(ledger)
@@ -52,7 +56,8 @@ def soundness_problems(store: JournalStore, ledger: Path, runtime: str = "defaul
             problems.append(f"{key} ({label}) is reverted in the journal but was never reverted")
     for key in applies:
         if key not in journal:
-            problems.append(f"{key} was applied but the journal has no such call")
+            if all_kept:
+                problems.append(f"{key} was applied but the journal has no such call")
         elif journal[key][1] not in ("applied", "reverted", "executing"):
             problems.append(f"{key} was applied but the journal says {journal[key][1]}")
     return problems
