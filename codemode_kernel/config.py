@@ -25,6 +25,7 @@ lives and how the runtime is tuned. The file is looked up beside the notebook fi
     python = "demo_connectors:notes"         # module:attribute; the folder of this file is importable
     requires_approval = ["add_*"]            # names or fnmatch patterns, or true for every method
     no_approval = ["add_draft"]              # names or patterns that never need approval
+    # reverts = { add_x = { method = "delete_x", args = { id = "$result.id" } } }   as for mcp and openapi
     hint = "Personal notes of the analyst."  # one line shown to models beside the connector name
     options = { path = "notes.json" }        # keyword arguments for a factory (optional)
     enabled = true                           # false skips the table
@@ -57,8 +58,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codemode_kernel.connectors.base import Connector, PassEndStatus, Tool
-from codemode_kernel.connectors.policy import ApprovalRule
+from codemode_kernel.connectors.base import Connector
+from codemode_kernel.connectors.policy import ConnectorPolicy, WithPolicy
 from codemode_kernel.errors import ConfigurationError
 
 CONFIG_FILENAME = "codemode.toml"
@@ -67,7 +68,9 @@ STORE_SUFFIX = ".codemode.db"
 
 _TOP_KEYS = ("store", "runtime", "executor", "connectors")
 _KINDS = ("python", "mcp", "openapi")
-_PYTHON_KEYS = ("python", "requires_approval", "no_approval", "hint", "options", "enabled")
+_PYTHON_KEYS = ("python", "requires_approval", "no_approval", "reverts", "hint", "options", "enabled")
+#: The keys that set a connector's policy (``connectors.policy``), the same for every kind.
+_POLICY_KEYS = ("requires_approval", "no_approval", "reverts")
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,8 @@ class CodemodeConfig:
     executor: ExecutorSettings = field(default_factory=ExecutorSettings)
     connectors: tuple[Connector, ...] = ()
     hints: Mapping[str, str] = field(default_factory=dict)
+    #: Each connector's kind, as its table says: ``python``, ``mcp`` or ``openapi``.
+    kinds: Mapping[str, str] = field(default_factory=dict)
     problems: tuple[ConfigProblem, ...] = ()
 
     @property
@@ -230,11 +235,11 @@ class _Loader:
         store_url = self._store(data.get("store"))
         name, max_executions = self._runtime(data.get("runtime"))
         executor = self._executor(data.get("executor"))
-        connectors, hints = self._connectors(data.get("connectors"))
+        connectors, hints, kinds = self._connectors(data.get("connectors"))
         return CodemodeConfig(
             source=self.source, base_dir=self.base_dir, store_url=store_url, runtime_name=name,
             max_executions=max_executions, executor=executor, connectors=tuple(connectors),
-            hints=hints, problems=tuple(self.problems),
+            hints=hints, kinds=kinds, problems=tuple(self.problems),
         )
 
     def _table(self, value: Any, key: str) -> Mapping[str, Any] | None:
@@ -292,10 +297,11 @@ class _Loader:
             warm = None
         return ExecutorSettings(kind=kind, limits=table, warm=warm)
 
-    def _connectors(self, value: Any) -> tuple[list[Connector], dict[str, str]]:
+    def _connectors(self, value: Any) -> tuple[list[Connector], dict[str, str], dict[str, str]]:
         table = self._table(value, "connectors") or {}
         connectors: list[Connector] = []
         hints: dict[str, str] = {}
+        kinds: dict[str, str] = {}
         for name, spec in table.items():
             key = f"connectors.{name}"
             if not isinstance(spec, dict):
@@ -307,9 +313,9 @@ class _Loader:
                 self.problem(key, "is not a usable connector name: it must be a Python identifier that does "
                                   "not start with '_' and is not 'codemode'. Rename the table.")
                 continue
-            kinds = [k for k in _KINDS if k in spec]
-            if len(kinds) != 1:
-                found = f"found {', '.join(kinds)}" if kinds else "found none"
+            kinds_found = [k for k in _KINDS if k in spec]
+            if len(kinds_found) != 1:
+                found = f"found {', '.join(kinds_found)}" if kinds_found else "found none"
                 self.problem(key, f"needs exactly one of {', '.join(_KINDS)} to say what kind of connector it "
                                   f"is ({found}).")
                 continue
@@ -318,7 +324,7 @@ class _Loader:
                 self.problem(f"{key}.hint", f"must be a string; got {hint!r}.")
                 hint = None
             try:
-                connector = self._build(name, kinds[0], spec, key)
+                connector = self._build(name, kinds_found[0], spec, key)
             except ConfigurationError as exc:
                 # The connectors name their table themselves ("[connectors.x]: ..."): say it once.
                 text = str(exc)
@@ -334,9 +340,10 @@ class _Loader:
             if connector is None:
                 continue
             connectors.append(connector)
+            kinds[name] = kinds_found[0]
             if hint:
                 hints[name] = hint
-        return connectors, hints
+        return connectors, hints, kinds
 
     def _build(self, name: str, kind: str, spec: Mapping[str, Any], key: str) -> Connector | None:
         table = {k: v for k, v in spec.items() if k != "enabled"}
@@ -369,9 +376,9 @@ class _Loader:
         if not isinstance(options, dict):
             self.problem(f"{key}.options", "must be a table of keyword arguments for the factory.")
             return None
-        rule: ApprovalRule | None = None
-        if "requires_approval" in table or "no_approval" in table:
-            rule = ApprovalRule.from_table(table, f"[{self.prefix}{key}]")
+        policy: ConnectorPolicy | None = None
+        if any(k in table for k in _POLICY_KEYS):
+            policy = ConnectorPolicy.from_table(table, f"[{self.prefix}{key}]")
         module = self._import(module_name, f"{key}.python")
         if module is None:
             return None
@@ -384,9 +391,9 @@ class _Loader:
         if connector.name != name:
             # The table's name is the global the sandbox sees; it wins over the object's own.
             connector.name = name
-        if rule is None:
+        if policy is None:
             return connector
-        return ApprovalRules(connector, rule, where=f"{self.label}: [{self.prefix}{key}]")
+        return WithPolicy(connector, policy, where=f"{self.label}: [{self.prefix}{key}]")
 
     def _import(self, module_name: str, key: str) -> Any:
         for folder in (self.base_dir, self.start):
@@ -440,40 +447,3 @@ def resolve_sqlite_url(url: str, base_dir: Path) -> str:
             if rest and not rest.startswith("/") and not rest.startswith(":memory:"):
                 return prefix + str((base_dir / rest).resolve())
     return url
-
-
-# ---------------------------------------------------------------------------------------
-# Approval rules from configuration
-
-
-class ApprovalRules(Connector):
-    """A python connector whose methods' approval is set by configuration.
-
-    The rules are the MCP and OpenAPI connectors' (:class:`~.connectors.policy.ApprovalRule`):
-    ``requires_approval`` names or patterns that always need approval (or ``true``/``false``
-    for every method), ``no_approval`` ones that never do; other methods keep what the
-    connector itself says. Everything else is delegated to the wrapped connector.
-    """
-
-    def __init__(self, inner: Connector, rule: ApprovalRule, *, where: str) -> None:
-        self.inner = inner
-        self.rule = rule
-        self.where = where
-        self.name = inner.name
-        self.instructions = inner.instructions
-
-    async def tools(self) -> Mapping[str, Tool]:
-        raw = self.inner.tools()
-        tools: Mapping[str, Tool] = await raw if inspect.isawaitable(raw) else raw
-        decorated = {n: self.inner.tool(n, t) for n, t in tools.items()}
-        self.rule.check_known({n: n for n in decorated}, self.where)
-        return {n: t.with_approval(self.rule.decide([n], t.requires_approval)) for n, t in decorated.items()}
-
-    async def on_pass_end(self, execution_id: str, status: PassEndStatus) -> None:
-        await self.inner.on_pass_end(execution_id, status)
-
-    async def dispose_execution(self, execution_id: str, status: Any) -> None:
-        await self.inner.dispose_execution(execution_id, status)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()

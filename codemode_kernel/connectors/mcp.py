@@ -42,10 +42,9 @@ from mcp.shared.exceptions import MCPError
 
 from codemode_kernel.connectors.base import Connector, ExecutionContext, RevertFn, Tool, sanitize_identifier
 from codemode_kernel.connectors.policy import (
-    ApprovalRule,
+    ConnectorPolicy,
     RevertMapping,
     check_keys,
-    check_reverts,
     expand_env,
     get_bool,
     get_seconds,
@@ -53,8 +52,6 @@ from codemode_kernel.connectors.policy import (
     get_str_list,
     get_str_map,
     jsonable,
-    parse_reverts,
-    reverts_from_arguments,
     table_name,
 )
 from codemode_kernel.connectors.secrets import config_secrets, redacting, redactor
@@ -156,8 +153,7 @@ class McpConnector(Connector):
         self.timeout = float(timeout)
         self.connect_timeout = float(connect_timeout)
         self.approval_from_annotations = approval_from_annotations
-        self._rule = ApprovalRule.from_arguments(requires_approval, no_approval)
-        self._reverts = reverts_from_arguments(reverts, where)
+        self.policy = ConnectorPolicy.from_arguments(requires_approval, no_approval, reverts, where)
         self._target = _Target(
             command=command, args=list(args), env=dict(env) if env is not None else None,
             cwd=str(cwd) if cwd is not None else None, url=url, headers=dict(headers or {}), server=server,
@@ -200,8 +196,7 @@ class McpConnector(Connector):
             # As Jupyter does for kernelspecs: "python" means the interpreter running the kernel,
             # not whichever one is first on PATH (the virtualenv may not be activated).
             command = sys.executable
-        requires = table.get("requires_approval", [])
-        rule = ApprovalRule.from_table(table, where)
+        policy = ConnectorPolicy.from_table(table, where)
         return cls(
             name,
             command=command,
@@ -211,10 +206,8 @@ class McpConnector(Connector):
             url=url,
             headers=get_str_map(spec, "headers", f"{where} mcp"),
             instructions=get_str(table, "instructions", where) or get_str(table, "hint", where),
-            requires_approval=requires if isinstance(requires, bool) else list(rule.always),
-            no_approval=list(rule.never),
             approval_from_annotations=get_bool(table, "approval_from_annotations", where, False),
-            reverts=dict(parse_reverts(table, where)),
+            **policy.as_arguments(),
             timeout=get_seconds(table, "timeout", where, 60.0),
             connect_timeout=get_seconds(table, "connect_timeout", where, 30.0),
         )
@@ -280,20 +273,15 @@ class McpConnector(Connector):
                     "ToolSetConnector.")
             by_ident[ident] = t
         known = {t.name: ident for ident, t in by_ident.items()} | {ident: ident for ident in by_ident}
-        self._rule.check_known(known, where)
-        mappings = {k: v for k, v in self._reverts.items() if isinstance(v, RevertMapping)}
-        check_reverts(mappings, known, where)
-        for key in self._reverts:
-            if key not in known:
-                raise ConfigurationError(f"{where}: reverts names {key!r}, which is not a tool of this server.")
+        self.policy.check(known, where)
         self._server_tool_names = {ident: t.name for ident, t in by_ident.items()}
         # The server may know the secrets it was given: what it says about its tools is redacted too.
         clean = redactor(self.secrets())
         out: dict[str, Tool] = {}
         for ident, t in by_ident.items():
             output_schema, wrapped = _output_schema(t.output_schema)
-            approval = self._rule.decide([t.name, ident], self._annotation_default(t))
-            revert = self._reverts.get(t.name, self._reverts.get(ident))
+            approval = self.policy.requires_approval([t.name, ident], self._annotation_default(t))
+            revert = self.policy.revert([t.name, ident], known, self._call_method)
             out[ident] = redacting(Tool(
                 execute=self._executor(t.name, wrapped),
                 description=clean.text(_description(t)),
@@ -301,7 +289,7 @@ class McpConnector(Connector):
                                                                                       "properties": {}}),
                 output_schema=clean.value(output_schema),
                 requires_approval=approval,
-                revert=self._revert_fn(revert, known) if revert is not None else None,
+                revert=revert,
             ), self.secrets)
         return out
 
@@ -318,15 +306,9 @@ class McpConnector(Connector):
 
         return execute
 
-    def _revert_fn(self, revert: RevertMapping | RevertFn, known: Mapping[str, str]) -> RevertFn:
-        if not isinstance(revert, RevertMapping):
-            return revert
-        target = self._server_tool_names.get(known[revert.method], revert.method)
-
-        async def run_revert(args: dict[str, Any], result: Any, ctx: ExecutionContext) -> Any:
-            return await self.call(target, revert.render(args, result))
-
-        return run_revert
+    async def _call_method(self, method: str, args: dict[str, Any], ctx: ExecutionContext) -> Any:
+        """Call one of this server's tools by method name (a configured revert)."""
+        return await self.call(self._server_tool_names.get(method, method), args)
 
     # -- calls -----------------------------------------------------------------------------------
 

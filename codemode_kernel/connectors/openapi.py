@@ -23,18 +23,15 @@ from codemode_kernel.connectors.base import Connector, ExecutionContext, RevertF
 from codemode_kernel.connectors.http_auth import HttpAuth
 from codemode_kernel.connectors.openapi_document import OpenApiDocument, Operation, parse_text
 from codemode_kernel.connectors.policy import (
-    ApprovalRule,
+    ConnectorPolicy,
     RevertMapping,
     check_keys,
-    check_reverts,
     expand_env,
     get_seconds,
     get_str,
     get_str_list,
     get_str_map,
     jsonable,
-    parse_reverts,
-    reverts_from_arguments,
     table_name,
 )
 from codemode_kernel.connectors.secrets import config_secrets, redacting, redactor
@@ -134,8 +131,7 @@ class OpenApiConnector(Connector):
         self.exclude = tuple(exclude)
         self.idempotency_header = ("Idempotency-Key" if idempotency_header is True
                                    else idempotency_header or None)
-        self._rule = ApprovalRule.from_arguments(requires_approval, no_approval)
-        self._reverts = reverts_from_arguments(reverts, where)
+        self.policy = ConnectorPolicy.from_arguments(requires_approval, no_approval, reverts, where)
         self._source = document
         self._base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
         self._injected_client = client
@@ -159,8 +155,7 @@ class OpenApiConnector(Connector):
                                      f"of an OpenAPI document; got {source!r}.")
         if not _is_url(source) and not (base_dir / source).is_file():
             raise ConfigurationError(f"{where}: openapi = {source!r}: no such file ({(base_dir / source)}).")
-        requires = table.get("requires_approval", [])
-        rule = ApprovalRule.from_table(table, where)
+        policy = ConnectorPolicy.from_table(table, where)
         idem = table.get("idempotency_header", False)
         if not isinstance(idem, (bool, str)):
             raise ConfigurationError(f"{where}: idempotency_header must be true, false or a header name.")
@@ -174,9 +169,7 @@ class OpenApiConnector(Connector):
             auth=HttpAuth.from_table(table["auth"], where) if "auth" in table else None,
             headers=get_str_map(table, "headers", where),
             instructions=get_str(table, "instructions", where) or get_str(table, "hint", where),
-            requires_approval=requires if isinstance(requires, bool) else list(rule.always),
-            no_approval=list(rule.never),
-            reverts=dict(parse_reverts(table, where)),
+            **policy.as_arguments(),
             idempotency_header=idem,
             timeout=get_seconds(table, "timeout", where, 30.0),
             include=get_str_list(table, "include", where),
@@ -259,12 +252,7 @@ class OpenApiConnector(Connector):
             by_name[op.name] = op
         known = {op.name: op.name for op in by_name.values()}
         known.update({op.operation_id: op.name for op in by_name.values() if op.operation_id})
-        tags = {f"tag:{t}": "" for op in by_name.values() for t in op.tags}
-        self._rule.check_known({**known, **tags}, where)
-        check_reverts({k: v for k, v in self._reverts.items() if isinstance(v, RevertMapping)}, known, where)
-        for key in self._reverts:
-            if key not in known:
-                raise ConfigurationError(f"{where}: reverts names {key!r}, which is not an operation here.")
+        self.policy.check(known, where, labels={f"tag:{t}" for op in by_name.values() for t in op.tags})
         self._resolved_base = self._base_url(doc)
         self._operations = by_name
         self.auth = auth
@@ -274,16 +262,16 @@ class OpenApiConnector(Connector):
         out: dict[str, Tool] = {}
         for method_name, op in by_name.items():
             names = [method_name, *([op.operation_id] if op.operation_id else []), *(f"tag:{t}" for t in op.tags)]
-            revert = self._reverts.get(method_name) or (self._reverts.get(op.operation_id)
-                                                         if op.operation_id else None)
+            revert = self.policy.revert([method_name, *([op.operation_id] if op.operation_id else [])], known,
+                                        self._call_method)
             # Schemas are not redacted: the document was fetched without credentials.
             out[method_name] = redacting(Tool(
                 execute=self._executor(op),
                 description=clean.text(op.description),
                 input_schema=op.input_schema,
                 output_schema=op.output_schema,
-                requires_approval=self._rule.decide(names, op.http_method not in _SAFE_METHODS),
-                revert=self._revert_fn(revert, known) if revert is not None else None,
+                requires_approval=self.policy.requires_approval(names, op.http_method not in _SAFE_METHODS),
+                revert=revert,
             ), self.secrets)
         return out
 
@@ -342,15 +330,9 @@ class OpenApiConnector(Connector):
 
         return execute
 
-    def _revert_fn(self, revert: RevertMapping | RevertFn, known: Mapping[str, str]) -> RevertFn:
-        if not isinstance(revert, RevertMapping):
-            return revert
-        method = known[revert.method]
-
-        async def run_revert(args: dict[str, Any], result: Any, ctx: ExecutionContext) -> Any:
-            return await self.request(self._operations[method], revert.render(args, result), ctx, revert=True)
-
-        return run_revert
+    async def _call_method(self, method: str, args: dict[str, Any], ctx: ExecutionContext) -> Any:
+        """Send another operation by method name (a configured revert)."""
+        return await self.request(self._operations[method], args, ctx, revert=True)
 
     # -- requests --------------------------------------------------------------------------------
 

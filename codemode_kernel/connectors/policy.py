@@ -1,8 +1,11 @@
-"""Configuration shared by the MCP and OpenAPI connectors: approval rules, revert mappings,
-environment references and checked reading of ``[connectors.<name>]`` tables.
+"""The connector policy: which methods need approval and how calls are reverted, for every kind of
+connector (issue 11), plus environment references and checked reading of ``[connectors.<name>]``
+tables.
 
-Both connectors wrap tools they did not author, so approval and compensation come from
-configuration rather than code:
+Python (``python = ...`` tables, through :class:`WithPolicy`), MCP and OpenAPI connectors take
+the same keys, checked the same way, into one :class:`ConnectorPolicy`; they wrap tools whose
+code does not say how to approve or undo them, so approval and compensation come from
+configuration:
 
 - an :class:`ApprovalRule` says which methods need approval: names or ``fnmatch``
   patterns that always do (``requires_approval``), names or patterns that never do
@@ -13,6 +16,12 @@ configuration rather than code:
   templates: ``"$result.a.b"`` and ``"$args.name"`` pick from the call's result and arguments
   (dotted paths; list indices are numbers), anything else is a literal (``"$$x"`` is the
   literal ``"$x"``).
+
+Each connector checks its policy against its methods when it lists them
+(:meth:`ConnectorPolicy.check`: an exact name that matches no method is refused, naming the
+closest ones) and asks it per method (:meth:`ConnectorPolicy.requires_approval`,
+:meth:`ConnectorPolicy.revert`), giving the one thing that differs: how to call another of
+its methods to revert.
 """
 
 from __future__ import annotations
@@ -20,14 +29,16 @@ from __future__ import annotations
 import base64
 import difflib
 import fnmatch
+import inspect
 import os
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
-from codemode_kernel.connectors.base import RevertFn
+from codemode_kernel.connectors.base import Connector, ExecutionContext, PassEndStatus, RevertFn, Tool
+from codemode_kernel.connectors.secrets import redacting
 from codemode_kernel.errors import ConfigurationError, ConnectorError
 
 _WILDCARDS = re.compile(r"[*?\[]")
@@ -218,14 +229,6 @@ def reverts_from_arguments(reverts: Mapping[str, Any] | None, where: str) -> dic
     return out
 
 
-def check_reverts(reverts: Mapping[str, RevertMapping], known: Mapping[str, str], where: str) -> None:
-    for name, mapping in reverts.items():
-        if name not in known:
-            raise ConfigurationError(_unknown_method(where, "reverts", name, known))
-        if mapping.method not in known:
-            raise ConfigurationError(_unknown_method(where, f"reverts.{name}.method", mapping.method, known))
-
-
 def _check_template(value: Any, where: str) -> None:
     if isinstance(value, str) and value.startswith("$") and not value.startswith("$$"):
         head = value[1:].split(".", 1)[0]
@@ -260,6 +263,131 @@ def _render(value: Any, call_args: Mapping[str, Any], result: Any, where: str) -
     if isinstance(value, list):
         return [_render(v, call_args, result, f"{where}[{i}]") for i, v in enumerate(value)]
     return value
+
+
+# -- the policy ----------------------------------------------------------------------------------
+
+#: How a connector calls one of its methods (by method name) to revert another call.
+CallMethod = Callable[[str, dict[str, Any], ExecutionContext], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class ConnectorPolicy:
+    """Approval and reverts of a connector's methods: the same rule for Python, MCP and OpenAPI connectors."""
+
+    approval: ApprovalRule = field(default_factory=ApprovalRule)
+    reverts: Mapping[str, RevertMapping | RevertFn] = field(default_factory=dict)
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, Any], where: str) -> ConnectorPolicy:
+        """``requires_approval``, ``no_approval`` and ``reverts`` of a ``[connectors.<name>]`` table."""
+        return cls(ApprovalRule.from_table(table, where), parse_reverts(table, where))
+
+    @classmethod
+    def from_arguments(cls, requires_approval: bool | Collection[str], no_approval: Collection[str],
+                       reverts: Mapping[str, Any] | None, where: str) -> ConnectorPolicy:
+        """A connector constructor's ``requires_approval``, ``no_approval`` and ``reverts``."""
+        return cls(ApprovalRule.from_arguments(requires_approval, no_approval), reverts_from_arguments(reverts, where))
+
+    def as_arguments(self) -> dict[str, Any]:
+        """The constructor arguments that give this policy back (``from_config`` builds with them)."""
+        rule = self.approval
+        return {"requires_approval": rule.default_all if rule.default_all is not None else list(rule.always),
+                "no_approval": list(rule.never), "reverts": dict(self.reverts)}
+
+    def check(self, known: Mapping[str, str], where: str, *, labels: Collection[str] = ()) -> None:
+        """Refuse names that match no method; ``known`` maps every name of a method to the method.
+
+        ``labels`` are further names approval rules may use (OpenAPI's ``tag:<tag>``).
+        """
+        self.approval.check_known({**known, **dict.fromkeys(labels, "")}, where)
+        for key, revert in self.reverts.items():
+            if key not in known:
+                raise ConfigurationError(_unknown_method(where, "reverts", key, known))
+            if isinstance(revert, RevertMapping) and revert.method not in known:
+                raise ConfigurationError(_unknown_method(where, f"reverts.{key}.method", revert.method, known))
+
+    def requires_approval(self, names: Sequence[str], default: bool) -> bool:
+        """Approval for the method known by ``names``; ``default`` is the connector's own answer."""
+        return self.approval.decide(names, default)
+
+    def revert(self, names: Sequence[str], known: Mapping[str, str], call: CallMethod) -> RevertFn | None:
+        """The configured compensation of the method known by ``names``, or None.
+
+        A function is used as it is; a :class:`RevertMapping` calls another method through
+        ``call`` with arguments rendered from the call's arguments and result.
+        """
+        spec = next((self.reverts[n] for n in names if n in self.reverts), None)
+        if spec is None or not isinstance(spec, RevertMapping):
+            return spec
+        mapping, method = spec, known[spec.method]
+
+        async def run_revert(args: dict[str, Any], result: Any, ctx: ExecutionContext) -> Any:
+            return await call(method, mapping.render(args, result), ctx)
+
+        return run_revert
+
+
+class WithPolicy(Connector):
+    """A Python connector (a ``python = ...`` table) with the configuration's approval rules and reverts.
+
+    Configured rules decide first; methods they do not name keep what the connector says. A
+    configured revert replaces the connector's own for that method. Everything else is the
+    wrapped connector's: its instructions, its secrets (so what this wrapper adds is redacted
+    of them too), why it is unavailable (``failure_summary``), its hooks.
+    """
+
+    def __init__(self, inner: Connector, policy: ConnectorPolicy, *, where: str) -> None:
+        self.inner = inner
+        self.policy = policy
+        self.where = where
+        self.name = inner.name
+
+    @property  # type: ignore[override]  # the wrapped connector's, read when asked
+    def instructions(self) -> str | None:
+        return self.inner.instructions
+
+    @instructions.setter
+    def instructions(self, value: str | None) -> None:
+        self.inner.instructions = value
+
+    @property  # type: ignore[override]
+    def failure_summary(self) -> str | None:
+        return self.inner.failure_summary
+
+    @failure_summary.setter
+    def failure_summary(self, value: str | None) -> None:
+        self.inner.failure_summary = value
+
+    def secrets(self) -> Collection[str]:
+        return self.inner.secrets()
+
+    async def tools(self) -> Mapping[str, Tool]:
+        raw = self.inner.tools()
+        tools: Mapping[str, Tool] = await raw if inspect.isawaitable(raw) else raw
+        decorated = {n: self.inner.tool(n, t) for n, t in tools.items()}
+        known = {n: n for n in decorated}
+        self.policy.check(known, self.where)
+
+        async def call(method: str, args: dict[str, Any], ctx: ExecutionContext) -> Any:
+            result = decorated[method].execute(args, ctx)
+            return await result if inspect.isawaitable(result) else result
+
+        out: dict[str, Tool] = {}
+        for n, t in decorated.items():
+            revert = self.policy.revert([n], known, call)
+            t = replace(t, requires_approval=self.policy.requires_approval([n], t.requires_approval))
+            out[n] = redacting(t.with_revert(revert), self.secrets) if revert is not None else t
+        return out
+
+    async def on_pass_end(self, execution_id: str, status: PassEndStatus) -> None:
+        await self.inner.on_pass_end(execution_id, status)
+
+    async def dispose_execution(self, execution_id: str, status: Any) -> None:
+        await self.inner.dispose_execution(execution_id, status)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 def jsonable(value: Any) -> Any:

@@ -194,11 +194,7 @@ async def _help(m: Magics, v: dict[str, Any], sink: Sink) -> None:
 async def _connectors(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     session = m.session
     catalog = await session.runtime.catalog()
-    kinds = {c.name: "python" for c in session.config.connectors}
-    for c in session.config.connectors:
-        kind = type(getattr(c, "inner", c)).__name__
-        kinds[c.name] = {"McpConnector": "mcp", "OpenApiConnector": "openapi"}.get(kind, "python")
-    kinds.update({n: "host (connect)" for n in session.host_connectors})
+    kinds = {**session.config.kinds, **{n: "host (connect)" for n in session.host_connectors}}
     rows = []
     for name, methods in sorted(catalog.methods.items()):
         approval = sorted(n for n, meth in methods.items() if meth.tool.requires_approval)

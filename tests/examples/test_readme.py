@@ -95,7 +95,7 @@ def test_toml_blocks_parse_and_the_reference_builds_every_connector(tmp_path: Pa
 
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["problems"] == []
-    assert report["connectors"] == {"notes": "ApprovalRules", "memo": "McpConnector",
+    assert report["connectors"] == {"notes": "WithPolicy", "memo": "McpConnector",
                                     "petstore": "OpenApiConnector"}
     assert "add_note" in report["python_methods"]  # the requires_approval patterns matched real methods
 

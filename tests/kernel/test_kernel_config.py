@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from codemode_kernel import demo
 from codemode_kernel.config import (
-    ApprovalRules,
     default_store_url,
     find_config,
     load_config,
@@ -17,7 +17,11 @@ from codemode_kernel.config import (
     resolve_sqlite_url,
 )
 from codemode_kernel.connectors.base import Connector
+from codemode_kernel.connectors.policy import WithPolicy
 from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.kernel.magics import Magics
+from codemode_kernel.kernel.output import RecordingSink
+from codemode_kernel.kernel.session import NotebookSession
 
 TOOLS = textwrap.dedent('''
     from codemode_kernel import ToolSetConnector
@@ -68,7 +72,7 @@ def test_a_python_factory_with_options_hint_and_approval_rules(tmp_path: Path) -
     config = load_config(folder)
     assert config.problems == ()
     items, every = config.connectors
-    assert items.name == "items" and isinstance(items, ApprovalRules)
+    assert items.name == "items" and isinstance(items, WithPolicy)
     assert approvals(items) == {"add_item": True, "add_draft": True, "list_items": False}
     assert approvals(every) == {"add_item": True, "add_draft": True, "list_items": False}
     assert dict(config.hints) == {"items": "Things to do."}
@@ -79,6 +83,49 @@ def test_the_table_name_is_the_connectors_global_name(tmp_path: Path) -> None:
     folder = folder_with(tmp_path, '[connectors.todo]\npython = "cfg_tools:ready"\n')
     (todo,) = load_config(folder).connectors
     assert todo.name == "todo"
+
+
+OPENAPI_FACTORY = textwrap.dedent('''
+    from codemode_kernel import OpenApiConnector
+
+    def pets():
+        return OpenApiConnector("pets", {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {}},
+                                base_url="http://127.0.0.1:9")
+''')
+
+
+def test_each_connectors_kind_is_the_key_its_table_uses(tmp_path: Path) -> None:
+    """The configuration records python / mcp / openapi; %connectors shows that, not a guess from the class."""
+    folder = folder_with(tmp_path, '''
+        [connectors.items]
+        python = "cfg_tools:make"
+        requires_approval = ["add_*"]
+        [connectors.factory_pets]
+        python = "cfg_pets:pets"
+        [connectors.petstore]
+        openapi = "petstore.yaml"
+        base_url = "http://127.0.0.1:9"
+    ''')
+    (folder / "cfg_pets.py").write_text(OPENAPI_FACTORY)
+    (folder / "petstore.yaml").write_text((Path(demo.__file__).parent / "petstore.yaml").read_text())
+    config = load_config(folder)
+    assert config.problems == ()
+    assert dict(config.kinds) == {"items": "python", "factory_pets": "python", "petstore": "openapi"}
+
+    async def listed() -> str:
+        session = NotebookSession(cwd=folder, env={})
+        session.load()
+        sink = RecordingSink()
+        try:
+            assert (await Magics(session).run_line("%connectors", sink)).status == "ok"
+        finally:
+            await session.aclose()
+        return next(v for k, v in sink.outputs if k == "display")["text/plain"]
+
+    table = asyncio.run(listed())
+    rows = {line.split()[0]: line.split()[1] for line in table.splitlines() if line.split()[:1] in (
+        ["items"], ["factory_pets"], ["petstore"])}
+    assert rows == {"items": "python", "factory_pets": "python", "petstore": "openapi"}
 
 
 def test_store_runtime_and_executor_sections(tmp_path: Path) -> None:
