@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 import yaml
 
+from codemode_kernel import json_pointer
 from codemode_kernel.connectors.base import sanitize_identifier
 from codemode_kernel.errors import ConfigurationError
 
@@ -97,16 +98,6 @@ def parse_text(text: str, source: str) -> Any:
         raise ConfigurationError(f"{source}: not valid YAML{where}: {getattr(exc, 'problem', exc)}.") from None
 
 
-def _pointer_token(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def _ref_path(ref: str) -> list[str]:
-    from urllib.parse import unquote
-
-    return [t.replace("~1", "/").replace("~0", "~") for t in unquote(ref[2:]).split("/")] if ref != "#" else []
-
-
 def _camel_to_snake(text: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text).lower()
 
@@ -141,20 +132,13 @@ class OpenApiDocument:
     def resolve(self, ref: Any, where: str) -> Any:
         if not isinstance(ref, str):
             raise self.error(where, f"$ref must be a string; got {ref!r}.")
-        if not ref.startswith("#"):
+        if not json_pointer.is_local(ref):
             raise self.error(where, f"$ref {ref!r} points outside this document; only local references "
                                     "(#/...) are supported.")
-        node: Any = self.data
-        walked = "#"
-        for token in _ref_path(ref):
-            if isinstance(node, Mapping) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                raise self.error(where, f"$ref {ref!r} does not resolve: {walked} has no {token!r}.")
-            walked += "/" + _pointer_token(token)
-        return node
+        try:
+            return json_pointer.resolve(self.data, ref)
+        except json_pointer.Unresolved as exc:
+            raise self.error(where, f"{exc}.") from None
 
     def deref(self, node: Any, where: str) -> Any:
         """Follow ``$ref`` chains of a non-schema object (parameter, body, response)."""
@@ -186,10 +170,10 @@ class OpenApiDocument:
             if isinstance(ref, str) and not ref.startswith("#"):
                 out: dict[str, Any] = {"description": f"(external reference {ref} not loaded: any value)"}
             elif isinstance(ref, str) and ref.startswith(_SCHEMA_PREFIX) and "/" not in ref[len(_SCHEMA_PREFIX):]:
-                name = _ref_path(ref)[-1]
+                name = json_pointer.tokens(ref)[-1]
                 self.resolve(ref, where)  # fail early, naming the place that refers
                 defs.add(name)
-                out = {"$ref": "#/$defs/" + _pointer_token(name)}
+                out = {"$ref": "#/$defs/" + json_pointer.escape(name)}
             else:
                 if ref in inlining:
                     raise self.error(where, f"$ref cycle through {ref!r} outside #/components/schemas.")
@@ -235,7 +219,7 @@ class OpenApiDocument:
         if key not in self._components:
             self._components[key] = {}  # placeholder: recursive components refer by name only
             defs: set[str] = set()
-            node = self.resolve(_SCHEMA_PREFIX + _pointer_token(name), f"components.schemas.{name}")
+            node = self.resolve(_SCHEMA_PREFIX + json_pointer.escape(name), f"components.schemas.{name}")
             converted = self.schema(node, f"components.schemas.{name}", mode, defs)
             self._components[key] = (converted, frozenset(defs))
         value = self._components[key]
@@ -442,7 +426,7 @@ class OpenApiDocument:
         for _ in range(16):
             if isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str) and len(schema) == 1 \
                     and schema["$ref"].startswith("#/$defs/"):
-                name = _ref_path("#/" + schema["$ref"][len("#/$defs/"):])[0]
+                name = json_pointer.tokens("#/" + schema["$ref"][len("#/$defs/"):])[0]
                 schema = self.component(name, "request")
             else:
                 return schema
