@@ -249,8 +249,6 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 BY_NAME: Mapping[str, Command] = {c.name: c for c in COMMANDS}
-BY_CLI: Mapping[str, Command] = {c.cli: c for c in COMMANDS if c.cli}
-BY_MAGIC: Mapping[str, Command] = {c.magic: c for c in COMMANDS if c.magic}
 
 
 def magic_groups() -> dict[str, tuple[Command, ...]]:

@@ -61,7 +61,6 @@ from codemode_kernel.errors import ConfigurationError, ConnectorError
 log = logging.getLogger(__name__)
 
 _MAX_PAGES = 1000
-_STDERR_TAIL_CHARS = 2000
 _CONFIG_KEYS = ("mcp", "requires_approval", "no_approval", "approval_from_annotations", "reverts", "timeout",
                 "connect_timeout", "hint", "instructions")
 _MCP_KEYS = ("command", "args", "env", "cwd", "url", "headers")

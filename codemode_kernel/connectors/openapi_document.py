@@ -63,8 +63,6 @@ class RequestBody:
     content_type: str
     key: str | None
     required: bool
-    merged: tuple[str, ...] = ()
-    extra_keys: bool = False
 
 
 @dataclass(frozen=True)
@@ -374,7 +372,7 @@ class OpenApiDocument:
             properties.update(props)
             if is_required:
                 required.extend(r for r in req if r in props)
-            return RequestBody(content_type, None, is_required, tuple(props), extra is not False), extra
+            return RequestBody(content_type, None, is_required), extra
         key = "body" if "body" not in properties else "request_body"
         if isinstance(schema, Mapping) and isinstance(description, str) and "description" not in schema:
             schema = {**schema, "description": description.strip()}

@@ -33,7 +33,7 @@ import inspect
 import os
 import re
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
@@ -376,7 +376,7 @@ class WithPolicy(Connector):
         out: dict[str, Tool] = {}
         for n, t in decorated.items():
             revert = self.policy.revert([n], known, call)
-            t = replace(t, requires_approval=self.policy.requires_approval([n], t.requires_approval))
+            t = t.with_approval(self.policy.requires_approval([n], t.requires_approval))
             out[n] = redacting(t.with_revert(revert), self.secrets) if revert is not None else t
         return out
 

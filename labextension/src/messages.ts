@@ -63,7 +63,6 @@ export const ENTRY_STATES = [
 ] as const;
 
 export type RequestType = keyof typeof REQUEST_PARAMS;
-export type KernelMessageType = (typeof KERNEL_MESSAGES)[number];
 export type EventName = (typeof EVENTS)[number];
 export type ValueField = (typeof VALUE_FIELDS)[number];
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
