@@ -24,6 +24,7 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from codemode_kernel import json_pointer
 from codemode_kernel.catalog import Catalog, Method
 from codemode_kernel.discovery.schema_shapes import object_properties, required_keys
 from codemode_kernel.discovery.search import summary_line
@@ -312,16 +313,10 @@ def _resolve(schema: Any, root: Any) -> Any:
     for _ in range(8):
         if not isinstance(schema, Mapping) or not isinstance(schema.get("$ref"), str):
             return schema
-        ref = schema["$ref"]
-        if not ref.startswith("#/"):
+        try:
+            schema = json_pointer.resolve(root, schema["$ref"])
+        except (LookupError, ValueError):  # not local, or names nothing: keep the reference as it is
             return schema
-        node: Any = root
-        for token in ref[2:].split("/"):
-            token = token.replace("~1", "/").replace("~0", "~")
-            if not isinstance(node, Mapping) or token not in node:
-                return schema
-            node = node[token]
-        schema = node
     return schema
 
 

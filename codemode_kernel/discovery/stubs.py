@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
+from codemode_kernel import json_pointer
 from codemode_kernel.discovery.schema_shapes import (
     ANNOTATION_KEYS,
     extra_items,
@@ -126,23 +127,12 @@ class _Builder:
     # references ------------------------------------------------------------------------------
 
     def resolve(self, ref: str) -> tuple[bool, Any]:
-        if not ref.startswith("#"):
+        if ref in ("#", "#/"):  # RFC 6901 reads "#/" as the key "", but schemas that write it mean the root
+            return True, self.root
+        try:
+            return True, json_pointer.resolve(self.root, ref)
+        except (LookupError, ValueError):
             return False, None
-        pointer = unquote(ref[1:])
-        node: Any = self.root
-        if pointer in ("", "/"):
-            return True, node
-        if not pointer.startswith("/"):
-            return False, None
-        for raw in pointer[1:].split("/"):
-            token = raw.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, Mapping) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return False, None
-        return True, node
 
     def ref_annotation(self, ref: Any, depth: int) -> str:
         if not isinstance(ref, str):
@@ -157,7 +147,7 @@ class _Builder:
             return "Any"
         if not self.budget_left():
             return "dict[str, Any]" if looks_like_object(target) else "Any"
-        segment = ref.rstrip("/").rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        segment = json_pointer.unescape(ref.rstrip("/").rsplit("/", 1)[-1])
         hint = segment or "Root"
         name = self.fresh_name(unquote(hint))
         self.ref_names[ref] = name
