@@ -54,7 +54,7 @@ from codemode_kernel.connectors.policy import (
     jsonable,
     table_name,
 )
-from codemode_kernel.connectors.secrets import config_secrets, redacting, redactor
+from codemode_kernel.connectors.secrets import config_secrets, listed, redacting, redactor
 from codemode_kernel.connectors.stderr_tail import StderrTail
 from codemode_kernel.errors import ConfigurationError, ConnectorError
 
@@ -226,13 +226,10 @@ class McpConnector(Connector):
         ``failure_summary`` says it in words fit for a model.
         """
         self.failure_summary = "its MCP server did not start"
-        try:
-            built = self._build_tools(await self._list_tools())
-        except ConfigurationError as exc:
-            raise ConfigurationError(redactor(self.secrets()).text(str(exc))) from None
-        except Exception as exc:  # anything else too: the catalog would keep it unredacted
-            raise ConfigurationError(redactor(self.secrets()).text(
-                f"connector {self.name!r}: listing its tools failed: {type(exc).__name__}: {exc}")) from None
+        async def build() -> dict[str, Tool]:
+            return self._build_tools(await self._list_tools())
+
+        built = await listed(build, name=self.name, doing="listing its tools", secrets=self.secrets())
         self.failure_summary = None
         return built
 

@@ -34,7 +34,7 @@ from codemode_kernel.connectors.policy import (
     jsonable,
     table_name,
 )
-from codemode_kernel.connectors.secrets import config_secrets, redacting, redactor
+from codemode_kernel.connectors.secrets import config_secrets, listed, redacting, redactor
 from codemode_kernel.errors import ConfigurationError, ConnectorError
 
 _SAFE_METHODS = ("GET", "HEAD")
@@ -225,13 +225,7 @@ class OpenApiConnector(Connector):
         secrets; ``failure_summary`` says it in words fit for a model.
         """
         self.failure_summary = "its OpenAPI document could not be used"
-        try:
-            built = await self._tools()
-        except ConfigurationError as exc:
-            raise ConfigurationError(redactor(self.secrets()).text(str(exc))) from None
-        except Exception as exc:  # anything else too: the catalog would keep it unredacted
-            raise ConfigurationError(redactor(self.secrets()).text(
-                f"connector {self.name!r}: reading its operations failed: {type(exc).__name__}: {exc}")) from None
+        built = await listed(self._tools, name=self.name, doing="reading its operations", secrets=self.secrets())
         self.failure_summary = None
         return built
 

@@ -35,13 +35,15 @@ import inspect
 import json
 import os
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 from codemode_kernel.connectors.base import Tool
-from codemode_kernel.errors import ConnectorError
+from codemode_kernel.errors import ConfigurationError, ConnectorError
+
+T = TypeVar("T")
 
 REDACTED = "[redacted]"
 MIN_SECRET_CHARS = 4
@@ -196,6 +198,21 @@ async def _finish(awaitable: Any, r: Redactor) -> Any:
 
 
 # -- which configured values are secret ------------------------------------------------------------
+
+
+async def listed(build: Callable[[], Awaitable[T]], *, name: str, doing: str, secrets: Iterable[str]) -> T:
+    """``await build()`` for a connector's ``tools()``; any failure becomes a redacted ConfigurationError.
+
+    The catalog keeps a failure's text for the notebook's author (``%connectors``), so it is
+    redacted here whatever raised it; ``doing`` names the step (``listing its tools``).
+    """
+    try:
+        return await build()
+    except ConfigurationError as exc:
+        raise ConfigurationError(redactor(secrets).text(str(exc))) from None
+    except Exception as exc:  # anything else too: the catalog would keep it unredacted
+        raise ConfigurationError(redactor(secrets).text(
+            f"connector {name!r}: {doing} failed: {type(exc).__name__}: {exc}")) from None
 
 
 def env_values(text: str, environ: Mapping[str, str] | None = None) -> list[str]:
