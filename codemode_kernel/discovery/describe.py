@@ -27,7 +27,7 @@ from typing import Any
 from codemode_kernel import json_pointer
 from codemode_kernel.catalog import Catalog, Method
 from codemode_kernel.discovery.schema_shapes import object_properties, required_keys
-from codemode_kernel.discovery.search import summary_line
+from codemode_kernel.discovery.search import first_sentence, summary_line
 from codemode_kernel.discovery.stub_text import comment, docstring, is_identifier, one_line, pascal
 from codemode_kernel.discovery.stubs import method_stub, type_declarations
 from codemode_kernel.models import DescribeOutput
@@ -371,9 +371,4 @@ def _described(schema: Any, root: Any) -> str:
 
 
 def _first_sentence(text: str) -> str:
-    line = summary_line(text, 1_000)
-    for stop in (". ", "! ", "? "):
-        if stop in line:
-            line = line.split(stop, 1)[0] + stop.strip()
-            break
-    return one_line(line, _ARG_DOC)
+    return one_line(first_sentence(text), _ARG_DOC)

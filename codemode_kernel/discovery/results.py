@@ -14,7 +14,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from codemode_kernel.catalog import Catalog
-from codemode_kernel.discovery.search import SearchIndex, method_document, snippet_document, summary_line
+from codemode_kernel.discovery.search import (
+    SearchIndex,
+    first_sentence,
+    method_document,
+    snippet_document,
+)
 from codemode_kernel.models import SearchOutput, SearchResult
 
 DEFAULT_LIMIT = 10
@@ -92,11 +97,7 @@ def unknown_connector(catalog: Catalog, connector: str) -> str | None:
 
 def _headline(description: str) -> str:
     """The first sentence of a description, at most ``HEADLINE`` characters: five results cost ~300 tokens."""
-    line = summary_line(description, 1_000)
-    for stop in (". ", "? ", "! "):
-        if stop in line:
-            line = line.split(stop, 1)[0] + stop.strip()
-            break
+    line = first_sentence(description)
     return line if len(line) <= HEADLINE else line[: HEADLINE - 1].rstrip() + "…"
 
 

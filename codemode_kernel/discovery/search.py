@@ -91,6 +91,15 @@ def summary_line(description: str, limit: int = _SUMMARY_CHARS) -> str:
     return ""
 
 
+def first_sentence(description: str) -> str:
+    """The first sentence of a description's first line, as plain text."""
+    line = summary_line(description, 1_000)
+    for stop in (". ", "? ", "! "):
+        if stop in line:
+            return line.split(stop, 1)[0] + stop.strip()
+    return line
+
+
 def method_document(m: Method) -> SearchDocument:
     """The searchable fields of a catalog method."""
     description = m.tool.description or ""
