@@ -31,7 +31,6 @@ import logging
 import math
 import os
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -42,7 +41,8 @@ from codemode_kernel.codec import MAX_VALUE_CHARS
 from codemode_kernel.errors import ConfigurationError
 from codemode_kernel.executor.base import OUTPUT_MESSAGE_COST, ExecuteResult, HostHandler, OutputCallback, SandboxError
 from codemode_kernel.executor.channel import RequestTooLarge, WorkerPipe, WorkerProtocolError, check_request
-from codemode_kernel.executor.pool import EmptyRoot, WarmPool, WorkerProcess, start_worker, worker_command
+from codemode_kernel.executor.launcher import make_launcher
+from codemode_kernel.executor.pool import EmptyRoot, Process, WarmPool, WorkerProcess
 from codemode_kernel.executor.worker import dumps_line, loads_line
 
 log = logging.getLogger(__name__)
@@ -394,7 +394,7 @@ def _check_done(message: dict[str, Any]) -> None:
         raise WorkerProtocolError("malformed variables in 'done'")
 
 
-async def _wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> int | None:
+async def _wait_exit(proc: Process, timeout: float) -> int | None:
     deadline = time.monotonic() + timeout
     delay = 0.0005
     while True:
@@ -410,18 +410,20 @@ class SubprocessExecutor:
 
     ``limits`` bound every pass (see :class:`Limits`). ``warm`` workers are kept started
     ahead of need (0: each pass starts its own). ``python`` is the interpreter that runs
-    workers (default: this one). One executor may serve several passes at once, from
+    workers (default: this one). ``zygote``: fork each worker from a clean zygote process
+    (the default on Linux unless ``python`` is given, see docs/isolation.md) or start each
+    as a new interpreter (False). One executor may serve several passes at once, from
     several event loops or threads in turn.
     """
 
     def __init__(self, limits: Limits | None = None, *, warm: int = 1, python: str | None = None,
-                 startup_timeout: float = 30.0) -> None:
+                 startup_timeout: float = 30.0, zygote: bool | None = None) -> None:
         if warm < 0:
             raise ConfigurationError("warm must be 0 or more")
         self.limits = limits or Limits()
         self.startup_timeout = startup_timeout
-        self._command = worker_command(python)
-        self._pool = WarmPool(self._start_worker, warm)
+        self._pool = WarmPool(make_launcher(python, zygote=zygote, startup_timeout=startup_timeout),
+                              self._worker_config, warm)
         self._lock = threading.Lock()
         self._running: set[_Pass] = set()
         self._tasks: set[asyncio.Task[None]] = set()  # conversations, kept until they end
@@ -437,15 +439,15 @@ class SubprocessExecutor:
     def isolation(self) -> dict[str, Any] | None:
         """What the latest worker reported about its confinement (None before the first).
 
-        Keys: ``network``, ``filesystem``, ``user``, ``syscalls``, ``rlimits`` (text),
-        ``network_isolated``, ``filesystem_hidden``, ``seccomp`` (bool), ``problems``
-        (what this OS refused) and ``pid`` (of that worker).
+        Keys: ``network``, ``filesystem``, ``pids``, ``user``, ``syscalls``, ``rlimits`` (text),
+        ``network_isolated``, ``filesystem_hidden``, ``pid_namespace``, ``seccomp`` (bool),
+        ``problems`` (what this OS refused) and ``pid`` (of that worker, as the host sees it).
         """
         return dict(self._isolation) if self._isolation is not None else None
 
-    def _start_worker(self) -> WorkerProcess:
-        return start_worker(self._command, {"op": "config", "parent_pid": os.getpid(),
-                                            "empty_root": EmptyRoot.get(), "limits": self.limits.worker_config()})
+    def _worker_config(self) -> dict[str, Any]:
+        return {"op": "config", "parent_pid": os.getpid(), "empty_root": EmptyRoot.get(),
+                "limits": self.limits.worker_config()}
 
     async def warm_up(self) -> dict[str, Any] | None:
         """Start the warm workers now and wait until they are ready; return :attr:`isolation`.

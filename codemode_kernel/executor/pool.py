@@ -27,7 +27,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Protocol
 
 from codemode_kernel.errors import ConfigurationError
 from codemode_kernel.executor.worker import dumps_line
@@ -41,15 +41,15 @@ log = logging.getLogger(__name__)
 #: than a worker starts, so the replacement is ready anyway.
 REFILL_DELAY = 1.0
 
-_BOOT = "import sys; sys.path[:0] = sys.argv[1:]; from codemode_kernel.executor.worker import main; main()"
+_BOOT = "import sys; sys.path[:0] = sys.argv[1:]; from codemode_kernel.executor.{} import main; main()"
 
 
-def worker_command(python: str | None = None, flags: Sequence[str] = ()) -> list[str]:
+def worker_command(python: str | None = None, flags: Sequence[str] = (), module: str = "worker") -> list[str]:
     """The command line of a worker: a clean interpreter that imports only what it needs.
 
     ``-I`` ignores the environment and user site; ``-S`` skips site-packages, so the worker's
     ``sys.path`` is the standard library plus the two directories named here (this package
-    and RestrictedPython).
+    and RestrictedPython). ``module="zygote"``: the same interpreter as a zygote.
     """
     executable = python or sys.executable
     if not executable:
@@ -58,7 +58,7 @@ def worker_command(python: str | None = None, flags: Sequence[str] = ()) -> list
     spec = importlib.util.find_spec("RestrictedPython")
     if spec is not None and spec.submodule_search_locations:
         paths.append(str(Path(next(iter(spec.submodule_search_locations))).parent))
-    return [executable, "-I", "-S", *flags, "-c", _BOOT, *dict.fromkeys(paths)]
+    return [executable, "-I", "-S", *flags, "-c", _BOOT.format(module), *dict.fromkeys(paths)]
 
 
 class EmptyRoot:
@@ -77,10 +77,32 @@ class EmptyRoot:
             return cls._path
 
 
+class Process(Protocol):
+    """What the executor uses of a worker process: ``subprocess.Popen`` or a zygote's child."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def stdin(self) -> IO[bytes] | None: ...
+
+    @property
+    def stdout(self) -> IO[bytes] | None: ...
+
+    @property
+    def stderr(self) -> IO[bytes] | None: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
+
+
 class WorkerProcess:
     """One worker process, our ends of its pipes, and the bytes read from it so far."""
 
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+    def __init__(self, proc: Process) -> None:
         self.proc = proc
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.stdin_fd = proc.stdin.fileno()
@@ -136,11 +158,31 @@ def start_worker(command: Sequence[str], config: dict[str, Any]) -> WorkerProces
     return worker
 
 
+class StartDeferred(Exception):
+    """Not an error: the pool should not start a worker now (a pass will ask, and be told why)."""
+
+
+class Launcher(Protocol):
+    """Starts worker processes for a pool (``launcher.py``: spawned, or forked by a zygote)."""
+
+    #: Seconds a pool waits after handing out a worker before it starts the replacement.
+    refill_delay: float
+
+    def start(self, config: dict[str, Any], *, for_pass: bool) -> WorkerProcess:
+        """A started worker given ``config``; ``for_pass``: a pass waits for it (else a refill)."""
+        ...
+
+    def close(self) -> None:
+        """Stop whatever the launcher keeps running (it starts again when asked)."""
+        ...
+
+
 class WarmPool:
     """``size`` workers started ahead of need, filled and reaped by one pool thread."""
 
-    def __init__(self, start: Callable[[], WorkerProcess], size: int) -> None:
-        self._start = start
+    def __init__(self, launcher: Launcher, config: Callable[[], dict[str, Any]], size: int) -> None:
+        self.launcher = launcher
+        self._config = config
         self.size = size
         self._cond = threading.Condition()
         self._idle: deque[WorkerProcess] = deque()
@@ -152,19 +194,22 @@ class WarmPool:
         self._due = 0.0  # the pool thread starts no worker before this time (monotonic)
         self._finalizer = weakref.finalize(self, _kill_all, self._idle, self._dead)
 
+    def _start(self, for_pass: bool = False) -> WorkerProcess:
+        return self.launcher.start(self._config(), for_pass=for_pass)
+
     def take(self) -> WorkerProcess:
         """A started worker: a warm one if alive, else a new one started here."""
         with self._cond:
             while self._idle:
                 worker = self._idle.popleft()
                 if worker.alive():
-                    self._due = time.monotonic() + REFILL_DELAY
+                    self._due = time.monotonic() + self.launcher.refill_delay
                     self._wake()
                     return worker
                 worker.close()
                 self._dead.append(worker)
             self._wake()
-        return self._start()
+        return self._start(for_pass=True)
 
     def retire(self, worker: WorkerProcess) -> None:
         """Kill a worker that served (or failed) its pass; the pool thread reaps it."""
@@ -200,17 +245,25 @@ class WarmPool:
         size = self.size if size is None else size
         while True:
             with self._cond:
-                if len(self._idle) + self._starting + self._lent >= size:
+                if len(self._idle) + self._lent >= size:
                     return
+                if len(self._idle) + self._starting + self._lent >= size:
+                    # Another thread is starting the missing ones: wait for them, so the
+                    # caller (warm_up) finds them in the pool.
+                    self._cond.wait(1.0)
+                    continue
                 self._starting += 1
             worker: WorkerProcess | None = None
             try:
                 worker = self._start()
+            except StartDeferred:
+                return
             finally:
                 with self._cond:
                     self._starting -= 1
                     if worker is not None:
                         self._idle.append(worker)
+                    self._cond.notify_all()
 
     def ready_count(self) -> int:
         """Idle workers that have been seen ready."""
@@ -240,7 +293,7 @@ class WarmPool:
                         delay = self._due - time.monotonic()
                         if delay <= 0:
                             break
-                        self._cond.wait(delay)
+                        self._cond.wait(min(delay, 3600.0))
                     else:
                         self._cond.wait()
                 if self._closing:
@@ -255,9 +308,12 @@ class WarmPool:
             if not start:
                 continue
             worker: WorkerProcess | None = None
+            deferred = False
             try:
                 worker = self._start()
                 failures = 0
+            except StartDeferred:
+                deferred = True
             except Exception:  # keep the thread alive; a pass will report the error itself
                 failures += 1
                 log.warning("isolated executor: could not start a warm worker", exc_info=failures == 1)
@@ -269,11 +325,14 @@ class WarmPool:
                         worker.close()
                     elif worker is not None:
                         self._idle.append(worker)
+                        self._cond.notify_all()  # fill() may be waiting for it
+                    elif deferred and not self._closing:
+                        self._due = float("inf")  # until a pass has asked (take() starts its own)
                     elif not self._closing:
                         self._cond.wait(min(30.0, 0.5 * failures))  # back off, do not spin
 
     def close(self) -> None:
-        """Stop the pool thread and kill every idle and retired worker."""
+        """Stop the pool thread, kill every idle and retired worker, and close the launcher."""
         with self._cond:
             self._closing = True
             self._cond.notify_all()
@@ -281,6 +340,7 @@ class WarmPool:
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=10)
         _kill_all(self._idle, self._dead)
+        self.launcher.close()
         with self._cond:
             self._closing = False  # usable again: the next take() starts a new pool thread
 

@@ -52,9 +52,9 @@ def wait_gone(pid: int, timeout: float = 10.0) -> bool:
 
 
 def worker_children() -> list[int]:
-    """Live worker processes started by this process."""
-    me = str(os.getpid())
-    found = []
+    """Live worker and zygote processes started by this process, at any depth (a zygote's children too)."""
+    parents: dict[int, int] = {}
+    ours: set[int] = set()
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -65,6 +65,20 @@ def worker_children() -> list[int]:
                 cmdline = f.read()
         except OSError:
             continue
-        if fields[1] == me and fields[0] != "Z" and b"codemode_kernel.executor.worker" in cmdline:
-            found.append(int(entry))
-    return found
+        if fields[0] == "Z":
+            continue
+        parents[int(entry)] = int(fields[1])
+        if b"codemode_kernel.executor.worker" in cmdline or b"codemode_kernel.executor.zygote" in cmdline:
+            ours.add(int(entry))
+    me = os.getpid()
+
+    def descends(pid: int) -> bool:
+        for _ in range(16):
+            pid = parents.get(pid, 0)
+            if pid == me:
+                return True
+            if pid <= 1:
+                return False
+        return False
+
+    return sorted(pid for pid in ours if descends(pid))

@@ -112,25 +112,37 @@ async def test_each_pass_runs_in_a_new_process_that_is_gone_afterwards(executor:
     assert wait_gone(first)
 
 
-async def test_the_worker_is_a_clean_interpreter_with_only_its_pipes(executor: SubprocessExecutor) -> None:
-    """The idle worker runs `python -I -S`, has an empty environment and only fds 0, 1 and 2, and is our child."""
-    report = await executor.warm_up()
-    assert report is not None
-    pid = report["pid"]
-    with open(f"/proc/{pid}/cmdline", "rb") as f:
-        assert f.read().split(b"\0")[:-1] == [a.encode() for a in worker_command()]
-    with open(f"/proc/{pid}/environ", "rb") as f:
-        assert f.read() == b""
-    assert sorted(os.listdir(f"/proc/{pid}/fd")) == ["0", "1", "2"]
+def _status(pid: int) -> dict[str, str]:
     with open(f"/proc/{pid}/status") as f:
-        status = dict(line.split(":", 1) for line in f.read().splitlines())
-    assert int(status["PPid"]) == os.getpid()
-    if report["seccomp"]:
-        assert status["Seccomp"].strip() == "2"
-    if report["network_isolated"]:
-        assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
-    if os.geteuid() == 0:
-        assert status["Uid"].split()[0] == "65534"
+        return {key: value.strip() for key, value in (line.split(":", 1) for line in f.read().splitlines())}
+
+
+def _cmdline(pid: int) -> list[bytes]:
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return f.read().split(b"\0")[:-1]
+
+
+async def test_the_worker_is_a_clean_interpreter_with_only_its_pipes() -> None:
+    """Spawned (zygote=False), the idle worker runs `python -I -S`, empty environment, fds 0-2 only: our child."""
+    executor = SubprocessExecutor(zygote=False)
+    try:
+        report = await executor.warm_up()
+        assert report is not None
+        pid = report["pid"]
+        assert _cmdline(pid) == [a.encode() for a in worker_command()]
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            assert f.read() == b""
+        assert sorted(os.listdir(f"/proc/{pid}/fd")) == ["0", "1", "2"]
+        status = _status(pid)
+        assert int(status["PPid"]) == os.getpid()
+        if report["seccomp"]:
+            assert status["Seccomp"] == "2"
+        if report["network_isolated"]:
+            assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
+        if os.geteuid() == 0:
+            assert status["Uid"].split()[0] == "65534"
+    finally:
+        await executor.aclose()
 
 
 def test_the_worker_imports_nothing_from_the_host_side() -> None:

@@ -1,6 +1,6 @@
 """The second line: a worker whose language layer has been bypassed still cannot reach the host.
 
-A real process is confined exactly as a worker confines itself (``worker.confine``), then
+A real process is confined exactly as a worker confines itself (``confinement.confine``), then
 runs *unrestricted* Python probes, as code would after a RestrictedPython escape. Each probe
 must fail; where this OS cannot provide the feature a probe relies on, that probe is
 skipped with the reason the worker reported (degrading gracefully is the design).
@@ -27,11 +27,11 @@ HARNESS = r'''
 import json, os, sys
 sys.path[:0] = sys.argv[1:]
 import ctypes, resource, signal, socket, subprocess, threading  # loaded before the root disappears
-from codemode_kernel.executor import worker
+from codemode_kernel.executor import confinement
 config = json.loads(sys.stdin.readline())
 probes = json.loads(sys.stdin.readline())
-worker._preload()
-report = worker.confine(config) if config.get("confine", True) else {}
+confinement.preload()
+report = confinement.confine(config) if config.get("confine", True) else {}
 results = {}
 for name, source in probes.items():
     scope = {"os": os, "socket": socket, "subprocess": subprocess, "threading": threading, "ctypes": ctypes,

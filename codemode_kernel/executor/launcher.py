@@ -1,0 +1,475 @@
+"""Starting worker processes, host side: spawned one by one, or forked by a zygote (issue 12).
+
+:class:`SpawnLauncher` starts each worker as a new ``python -I -S`` (issue 3's way: ~50-90 ms
+of CPU each). :class:`ZygoteLauncher` asks a zygote (:mod:`codemode_kernel.executor.zygote`,
+started the same clean way) to fork each worker: about a millisecond, with every promise of
+docs/isolation.md kept (one confined, single-use process per pass, never a fork of the host).
+
+The launcher keeps a zygote per executor and replaces it when it dies, breaks its protocol,
+stops answering, or has forked :data:`ZYGOTE_MAX_CHILDREN` workers. A zygote that dies is
+reported to the first pass that asks for a worker after it (``WorkerStartFailed`` with the
+reason); the next pass gets a new zygote. A zygote being replaced stops forking at once but
+lives until its last child has ended (its children die with it: they are in its PID
+namespace).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import IO, Any
+
+from codemode_kernel.executor.pool import (
+    REFILL_DELAY,
+    Launcher,
+    StartDeferred,
+    WorkerProcess,
+    start_worker,
+    worker_command,
+)
+
+log = logging.getLogger(__name__)
+
+#: Workers one zygote forks before it is replaced: bounds how many passes share what a fork
+#: shares (the address-space layout, CPython's string hash secret). A new zygote costs
+#: ~60 ms of CPU, so this adds well under 0.1 ms per pass.
+ZYGOTE_MAX_CHILDREN = 1000
+
+class WorkerStartFailed(Exception):
+    """No worker could be started for a pass; the message says why and what happens next."""
+
+
+def zygote_supported() -> bool:
+    """Linux with pidfds (5.3+) and SCM_RIGHTS: what the zygote needs."""
+    return (sys.platform == "linux" and hasattr(os, "pidfd_open") and hasattr(signal, "pidfd_send_signal")
+            and hasattr(socket, "send_fds") and hasattr(socket, "SOCK_SEQPACKET"))
+
+
+def make_launcher(python: str | None = None, *, zygote: bool | None = None,
+                  startup_timeout: float = 30.0) -> Launcher:
+    """A zygote launcher where supported (``zygote=None``), else one that spawns each worker.
+
+    With ``python=`` the default is to spawn: a custom command is how a worker is wrapped (a
+    container runner, a test double speaking the worker protocol), and such a command must
+    start per pass. ``zygote=True`` forks workers from a zygote run by that interpreter.
+    """
+    if zygote is None:
+        zygote = python is None and zygote_supported()
+    if zygote:
+        return ZygoteLauncher(python, startup_timeout=startup_timeout)
+    return SpawnLauncher(worker_command(python))
+
+
+class SpawnLauncher:
+    """Each worker a new clean interpreter (no zygote)."""
+
+    refill_delay = REFILL_DELAY
+
+    def __init__(self, command: Sequence[str]) -> None:
+        self.command = list(command)
+
+    def start(self, config: dict[str, Any], *, for_pass: bool) -> WorkerProcess:
+        return start_worker(self.command, config)
+
+    def close(self) -> None:
+        pass
+
+
+def zygote_command(python: str | None = None) -> list[str]:
+    """The command line of a zygote: the worker's clean interpreter with the zygote's entry point."""
+    return worker_command(python, module="zygote")
+
+
+class _Pipes:
+    """Three pipes for a child: its ends are sent to the zygote, ours stay here."""
+
+    def __init__(self) -> None:
+        self.stdin_r, self.stdin_w = os.pipe()
+        self.stdout_r, self.stdout_w = os.pipe()
+        self.stderr_r, self.stderr_w = os.pipe()
+
+    def theirs(self) -> list[int]:
+        return [self.stdin_r, self.stdout_w, self.stderr_w]
+
+    def close_theirs(self) -> None:
+        for fd in self.theirs():
+            os.close(fd)
+
+    def close_ours(self) -> None:
+        for fd in (self.stdin_w, self.stdout_r, self.stderr_r):
+            os.close(fd)
+
+
+class ZygoteChild:
+    """A worker forked by a zygote, with the parts of ``subprocess.Popen`` the executor uses."""
+
+    def __init__(self, pidfd: int, pipes: _Pipes) -> None:
+        self.pid = _pid_of(pidfd)
+        self.args = ["<forked by the zygote>"]
+        self.returncode: int | None = None
+        self.stdin: IO[bytes] | None = open(pipes.stdin_w, "wb", buffering=0)  # noqa: SIM115
+        self.stdout: IO[bytes] | None = open(pipes.stdout_r, "rb", buffering=0)  # noqa: SIM115
+        self.stderr: IO[bytes] | None = open(pipes.stderr_r, "rb", buffering=0)  # noqa: SIM115
+        self._pidfd: int | None = pidfd
+        self._lock = threading.Lock()
+        self._exited = threading.Event()
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self._exited.wait(timeout):
+            raise subprocess.TimeoutExpired(self.args, timeout or 0)
+        assert self.returncode is not None
+        return self.returncode
+
+    def kill(self) -> None:
+        """SIGKILL through the pidfd: never signals another process that reused the pid."""
+        with self._lock:
+            if self._pidfd is not None:
+                with contextlib.suppress(OSError):
+                    signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+
+    def terminate(self) -> None:
+        self.kill()
+
+    def ended(self, returncode: int) -> None:
+        """The zygote reaped it (or died, taking it along)."""
+        with self._lock:
+            if self.returncode is None:
+                self.returncode = returncode
+            if self._pidfd is not None:
+                os.close(self._pidfd)
+                self._pidfd = None
+        self._exited.set()
+
+    def wait_gone(self, timeout: float) -> None:
+        """Block until the process no longer runs (its pidfd turns readable), up to ``timeout``."""
+        with self._lock:
+            pidfd = self._pidfd
+            if pidfd is not None:
+                import select
+
+                with contextlib.suppress(OSError, ValueError):
+                    select.select([pidfd], [], [], timeout)
+
+
+def _pid_of(pidfd: int) -> int:
+    """The pid (as this process sees it) a pidfd refers to."""
+    with open(f"/proc/self/fdinfo/{pidfd}") as f:
+        for line in f:
+            if line.startswith("Pid:"):
+                return int(line.split()[1])
+    raise OSError("a pidfd without a Pid line in /proc/self/fdinfo")
+
+
+class ZygoteProcess:
+    """One zygote: the process, its control socket, and the thread that reads it.
+
+    The reader thread also started the process, so the zygote's parent-death signal fires
+    when that thread ends, which is after the zygote has gone, or when the host dies.
+    """
+
+    def __init__(self, command: Sequence[str], config: dict[str, Any], startup_timeout: float) -> None:
+        self.config_key = _config_key(config)
+        self.timeout = startup_timeout
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.forked = 0
+        self.retiring = False
+        self.death: str | None = None   # why it is gone, once it is
+        self.reported = False           # a pass was told
+        self.report: dict[str, Any] | None = None
+        self._lock = threading.Lock()
+        self._fork_lock = threading.Lock()
+        self._children: dict[int, ZygoteChild | None] = {}  # request id -> child (None: not forked yet)
+        self._exits: dict[int, int] = {}                    # exits that came before "forked" was handled
+        self._replies: dict[int, tuple[dict[str, Any], list[int]]] = {}
+        self._replied = threading.Condition(self._lock)
+        started = threading.Event()
+        self._start_error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(list(command), theirs, started),
+                                       name="codemode-zygote", daemon=True)
+        self.thread.start()
+        started.wait()
+        theirs.close()
+        if self._start_error is not None:
+            raise WorkerStartFailed(f"could not start the zygote process: {self._start_error}")
+        self.control.send(json.dumps(config).encode())
+        reply, _fds = self._await_reply(0, startup_timeout, "to start")
+        report = reply.get("isolation")
+        self.report = report if isinstance(report, dict) else {}
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    @property
+    def dead(self) -> bool:
+        return self.death is not None
+
+    # -- forking (any thread)
+    def fork(self) -> ZygoteChild:
+        """Fork a child; ``WorkerStartFailed`` if the zygote is gone or misbehaves."""
+        with self._fork_lock:
+            with self._lock:
+                if self.death is not None:
+                    raise WorkerStartFailed(self.death)
+                self.forked += 1
+                ident = self.forked
+                self._children[ident] = None
+            pipes = _Pipes()
+            try:
+                socket.send_fds(self.control, [json.dumps({"op": "fork", "id": ident}).encode()], pipes.theirs())
+            except OSError as exc:
+                pipes.close_theirs()
+                pipes.close_ours()
+                self._poisoned(f"the zygote stopped reading requests ({exc})")
+                raise WorkerStartFailed(self.death or "the zygote is gone") from None
+            pipes.close_theirs()
+            try:
+                reply, fds = self._await_reply(ident, self.timeout, "to fork a worker")
+            except WorkerStartFailed:
+                pipes.close_ours()
+                raise
+            if reply.get("op") == "error" or len(fds) != 1:
+                for fd in fds:
+                    os.close(fd)
+                pipes.close_ours()
+                with self._lock:
+                    self._children.pop(ident, None)
+                raise WorkerStartFailed(f"the zygote could not fork a worker: {str(reply.get('message'))[:300]}")
+            child = ZygoteChild(fds[0], pipes)
+            with self._lock:
+                rc = self._exits.pop(ident, None)
+                if rc is None:
+                    self._children[ident] = child
+                else:  # it ended before we got here
+                    self._children.pop(ident, None)
+            if rc is not None:
+                child.ended(rc)
+            return child
+
+    def _await_reply(self, ident: int, timeout: float, what: str) -> tuple[dict[str, Any], list[int]]:
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while ident not in self._replies and self.death is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._replied.wait(left)
+            if ident in self._replies:
+                return self._replies.pop(ident)
+            death = self.death
+        if death is None:
+            self._poisoned(f"the zygote did not answer within {timeout:g} s {what} (the machine may be overloaded)")
+        raise WorkerStartFailed(self.death or "the zygote is gone")
+
+    # -- retiring
+    def retire(self) -> None:
+        """Fork no more; end the zygote once its last child has ended."""
+        with self._lock:
+            self.retiring = True
+            idle = not any(self._children.values())
+        if idle:
+            self.close()
+
+    def close(self) -> None:
+        """Close the control socket: the zygote exits, and with it every child it forked."""
+        with contextlib.suppress(OSError):
+            self.control.shutdown(socket.SHUT_RDWR)
+        if self.proc is not None:
+            with contextlib.suppress(OSError):
+                self.proc.kill()
+
+    def join(self, timeout: float) -> None:
+        if self.thread is not threading.current_thread():
+            self.thread.join(timeout)
+
+    def _poisoned(self, why: str) -> None:
+        with self._lock:
+            if self.death is None:
+                self.death = why
+            self._replied.notify_all()
+        self.close()
+
+    # -- the reader thread
+    def _run(self, command: list[str], theirs: socket.socket, started: threading.Event) -> None:
+        try:
+            self.proc = subprocess.Popen(command, stdin=theirs.fileno(), stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, env={}, cwd="/", close_fds=True,
+                                         start_new_session=True)
+        except BaseException as exc:  # reported by __init__
+            self._start_error = exc
+            started.set()
+            return
+        started.set()
+        try:
+            self._read()
+        except Exception as exc:  # a malformed message: the zygote is not to be trusted any more
+            with self._lock:
+                if self.death is None:
+                    self.death = f"the zygote broke the protocol ({exc}) and was stopped"
+        try:  # it exits by itself when the socket closes; give it a moment to say why it ended
+            rc = self.proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            self.close()
+            rc = self.proc.wait()
+        self.close()
+        stderr = b""
+        if self.proc.stderr is not None:
+            with contextlib.suppress(OSError):
+                stderr = self.proc.stderr.read()[-1500:]
+            self.proc.stderr.close()
+        self.control.close()
+        with self._lock:
+            if self.death is None:
+                how = (f"was killed by {_signal_name(-rc)}" if rc < 0 else f"was killed by {_signal_name(rc - 128)}"
+                       if rc > 128 else f"exited (exit code {rc})")
+                tail = stderr.decode("utf-8", "replace").strip()
+                self.death = (f"the zygote process (the clean interpreter that forks workers) {how}"
+                              + (f"; its last words: {tail}" if tail else ""))
+            children = [c for c in self._children.values() if c is not None]
+            self._children.clear()
+            self._replied.notify_all()
+        for child in children:  # they were in its PID namespace: the kernel kills them with it
+            child.wait_gone(2.0)
+            child.ended(-signal.SIGKILL)
+
+    def _read(self) -> None:
+        while True:
+            data, fds, _flags, _addr = socket.recv_fds(self.control, 1 << 16, 2)
+            if not data:
+                for fd in fds:
+                    os.close(fd)
+                return
+            try:
+                message = json.loads(data)
+                op = message["op"]
+                ident = message.get("id", 0)
+                if not isinstance(op, str) or type(ident) is not int:
+                    raise ValueError("bad op or id")
+            except (ValueError, KeyError, TypeError) as exc:
+                for fd in fds:
+                    os.close(fd)
+                raise ValueError(f"an unreadable message: {exc}") from None
+            if op == "exit":
+                if fds:
+                    raise ValueError("file descriptors with an exit report")
+                self._exited(ident, message.get("returncode"))
+                continue
+            if op not in ("ready", "forked", "error"):
+                raise ValueError(f"unexpected message {op!r}")
+            with self._lock:
+                self._replies[ident] = (message, fds)
+                self._replied.notify_all()
+
+    def _exited(self, ident: int, returncode: Any) -> None:
+        if type(returncode) is not int:
+            raise ValueError("an exit report without a return code")
+        with self._lock:
+            if ident not in self._children:
+                raise ValueError(f"an exit report for an unknown child {ident}")
+            child = self._children.pop(ident)
+            if child is None:
+                self._exits[ident] = returncode
+                self._children[ident] = None
+            done = self.retiring and not any(self._children.values())
+        if child is not None:
+            child.ended(returncode)
+        if done:
+            self.close()
+
+
+def _signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
+
+
+def _config_key(config: dict[str, Any]) -> str:
+    return json.dumps({k: v for k, v in config.items() if k != "op"}, sort_keys=True)
+
+
+class ZygoteLauncher:
+    """Forks every worker from a zygote; replaces a zygote that died, misbehaved or aged out."""
+
+    #: Forking costs about a millisecond of CPU: the pool refills at once.
+    refill_delay = 0.0
+
+    def __init__(self, python: str | None = None, *, startup_timeout: float = 30.0,
+                 max_children: int = ZYGOTE_MAX_CHILDREN) -> None:
+        self.command = zygote_command(python)
+        self.startup_timeout = startup_timeout
+        self.max_children = max_children
+        self._lock = threading.Lock()
+        self._zygote: ZygoteProcess | None = None
+        self._retired: list[ZygoteProcess] = []
+
+    @property
+    def zygote(self) -> ZygoteProcess | None:
+        """The current zygote (None before the first worker, after close or a death)."""
+        return self._zygote
+
+    def start(self, config: dict[str, Any], *, for_pass: bool) -> WorkerProcess:
+        zygote = self._current(config, for_pass)
+        try:
+            child = zygote.fork()
+        except WorkerStartFailed as exc:
+            if not zygote.dead:  # it answered, and refused (e.g. the kernel's process limit)
+                raise
+            with self._lock:
+                if for_pass:
+                    zygote.reported = True
+                    if self._zygote is zygote:
+                        self._zygote = None
+            raise WorkerStartFailed(f"{exc}. A new zygote is started for the next pass.") from None
+        worker = WorkerProcess(child)
+        # The child reads its pid as the host sees it (it is pid 1 of its own namespace).
+        os.write(worker.stdin_fd, json.dumps({"op": "config", "pid": child.pid}).encode() + b"\n")
+        return worker
+
+    def _current(self, config: dict[str, Any], for_pass: bool) -> ZygoteProcess:
+        with self._lock:
+            zygote = self._zygote
+            if zygote is not None and zygote.dead:
+                if not zygote.reported:
+                    if not for_pass:
+                        raise StartDeferred("the zygote died; the next pass is told and starts a new one")
+                    zygote.reported = True
+                    self._zygote = None
+                    raise WorkerStartFailed(f"{zygote.death}. A new zygote is started for the next pass.")
+                self._zygote = zygote = None
+            if zygote is not None and (zygote.config_key != _config_key(config)
+                                       or zygote.forked >= self.max_children):
+                self._retire(zygote)
+                self._zygote = zygote = None
+            if zygote is None:
+                # Started under the lock: two passes at once must not start two zygotes.
+                zygote = self._zygote = ZygoteProcess(self.command, config, self.startup_timeout)
+            return zygote
+
+    def _retire(self, zygote: ZygoteProcess) -> None:
+        zygote.retire()
+        self._retired = [z for z in self._retired if z.thread.is_alive()] + [zygote]
+
+    def close(self) -> None:
+        with self._lock:
+            zygotes = [z for z in (self._zygote, *self._retired) if z is not None]
+            self._zygote = None
+            self._retired = []
+        for zygote in zygotes:
+            zygote.close()
+        for zygote in zygotes:
+            zygote.join(10)
+

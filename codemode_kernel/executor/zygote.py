@@ -1,0 +1,270 @@
+"""The zygote: a clean interpreter that forks one confined, single-use worker per pass (issue 12).
+
+Process side: this module runs in the zygote and in its children, never in the host, and
+imports nothing from the host side of the package. The host side is
+:mod:`codemode_kernel.executor.launcher`.
+
+What runs where::
+
+    host (kernel)            the launcher: control socket, one reader thread per zygote
+     └─ Z   python -I -S     reads its config, imports the sandbox, unshares the network
+            (empty env)      (and the user namespace when not root), makes the processes it
+            forks next start a PID namespace, chroots, installs the zygote's seccomp layer,
+            │                forks Z' and then only waits for it (its exit ends them all)
+            └─ Z' pid 1 of A  the zygote proper: answers ``fork`` requests, reports exits
+                └─ child      pid 1 of its own PID namespace B (one per pass): new session,
+                              its three pipes only, random re-seeded, rlimits, nobody / no
+                              capabilities, its own seccomp layer (no fork, no rlimits, no
+                              user switch, no namespaces) - then it reads the pass.
+
+The zygote never runs pass code, never receives code, inputs or a connector, and holds no
+secret: its whole configuration is the worker limits and the empty root's path. The host
+sends it nothing but ``fork`` requests that carry the three pipe ends of the next child.
+
+Control protocol (a ``SOCK_SEQPACKET`` socket pair, one JSON document per message; file
+descriptors travel as ``SCM_RIGHTS``)::
+
+    host -> Z    {"op": "config", "parent_pid", "empty_root", "limits"}
+    Z'   -> host {"op": "ready", "isolation": {...}}             (the part the zygote did)
+    host -> Z'   {"op": "fork", "id"}  + [stdin, stdout, stderr] of the child
+    Z'   -> host {"op": "forked", "id"} + [pidfd of the child]   or {"op": "error", "id", "message"}
+    Z'   -> host {"op": "exit", "id", "returncode", "cpu"}        (when the child has been reaped)
+
+The host then writes ``{"op": "config", "pid"}`` (the child's pid as the host sees it) into
+the child's stdin; from there on the child speaks the worker protocol of ``worker.py``.
+
+Design log (how a pass gets a fresh confined process quickly):
+
+- fork of the host (the kernel), or ``multiprocessing`` fork/forkserver: rejected; a fork
+  carries the host's memory (credentials, clients) into the sandbox, and multiprocessing
+  pickles over its pipe.
+- a fresh ``python -I -S`` per pass (issue 3's design, still the fallback: ``zygote=False``
+  and systems without pidfds): ~50-90 ms of CPU per pass, 15-18 passes/s back to back, and a
+  refill that slows the pass running meanwhile on a small machine.
+- a pool of long-lived workers reused across passes: rejected; a pass could leave state (a
+  patched module, a thread, a file descriptor) for the next one. Single use is the promise.
+- snapshot/restore of a warm process (CRIU): needs privileges and a large dependency.
+- a zygote that forks children directly into its own network namespace, with the per-child
+  PID namespace from ``clone(CLONE_NEWPID)`` through a raw syscall: rejected; a raw clone skips
+  CPython's and glibc's fork bookkeeping (locks, thread state). Instead the zygote calls
+  ``unshare(CLONE_NEWPID)`` before each ``os.fork()`` and ``setns()`` back afterwards. Going
+  back needs capabilities over the zygote's own PID namespace, which an unprivileged zygote
+  has only inside a namespace it created: hence Z' (pid 1 of A) under Z.
+- one network namespace per child: creating and destroying network namespaces costs
+  milliseconds of kernel time each and serialises on a global lock. The children share the
+  zygote's (only a loopback, down) and seccomp refuses ``socket()``, so there is nothing in
+  it for one pass to leave for another.
+- this module: a zygote per executor, replaced when it dies, misbehaves, or has forked
+  ``ZYGOTE_MAX_CHILDREN`` children (which bounds how many passes share what a fork shares).
+
+What the children share, and why it grants a pass nothing another pass left behind:
+
+- memory: the zygote's pages, copy-on-write. A child's writes land in its own copies; the
+  zygote never runs pass code, so what a child starts from is the same pristine image for
+  every pass. No child can write into the zygote or a sibling: different processes, no
+  shared mappings, ``ptrace``/``process_vm_writev`` refused, no file descriptor in common.
+- the address-space layout (ASLR), glibc's stack and pointer guards, and CPython's string
+  hash secret (``PYTHONHASHSEED`` is fixed at interpreter start and cached in every string,
+  so a child cannot be given a new one). A pass can learn them, which only helps an
+  exploit against a process it can already write to: itself. They are not secrets of the
+  host (the zygote was never the host). Rotation after ``ZYGOTE_MAX_CHILDREN`` bounds how
+  many passes share them.
+- ``random``: re-seeded from ``os.urandom`` in every child; ``uuid.uuid4`` reads
+  ``os.urandom`` each call. Neither repeats across passes.
+- the network namespace (see above) and the empty root directory (read-only, empty).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import json
+import os
+import random
+import select
+import signal
+import socket
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from codemode_kernel.executor.confinement import (
+    CLONE_NEWPID,
+    PR_SET_PDEATHSIG,
+    Libc,
+    SeccompFilter,
+    conclude,
+    drop_user,
+    hide_filesystem,
+    new_report,
+    preload,
+    set_parent_death_signal,
+    set_rlimits,
+    unshare_network,
+    unshare_pids,
+)
+from codemode_kernel.executor.worker import announce_and_serve, loads_line
+
+#: What the zygote's own seccomp layer lets through that a pass's layer refuses: forking a
+#: child into a new PID namespace and returning, the pidfd that the host kills it with, and
+#: the child's own rlimits (set after the fork).
+ZYGOTE_NEEDS = ("clone", "clone3", "fork", "unshare", "setns", "pidfd_open", "setrlimit", "prlimit64")
+MAX_MESSAGE = 1 << 16
+
+
+class Zygote:
+    """Z': forks children on request and reports how they ended."""
+
+    def __init__(self, control: socket.socket, config: Mapping[str, Any], report: dict[str, Any], libc: Libc,
+                 pid_namespace_fd: int | None, in_userns: bool, run_pass: Callable[..., dict[str, Any]]) -> None:
+        self.control = control
+        self.config = config
+        self.limits = config["limits"]
+        self.report = report
+        self.libc = libc
+        self.pid_namespace_fd = pid_namespace_fd
+        self.in_userns = in_userns
+        self.run_pass = run_pass
+        # Built once: every child is pid 1 of its namespace, so they all get the same filter.
+        self.child_filter = SeccompFilter(self.limits, self_pid=1 if pid_namespace_fd is not None else 0)
+        self.children: dict[int, tuple[int, int]] = {}  # pidfd -> (request id, pid)
+
+    def serve(self) -> None:
+        """Answer fork requests and report exits until the host closes the control socket."""
+        poller = select.poll()
+        poller.register(self.control, select.POLLIN)
+        while True:
+            for fd, _events in poller.poll():
+                if fd == self.control.fileno():
+                    self._request(poller)
+                else:
+                    self._reap(poller, fd)
+
+    def _request(self, poller: select.poll) -> None:
+        message, fds, _flags, _addr = socket.recv_fds(self.control, MAX_MESSAGE, 3)
+        if not message:
+            os._exit(0)  # the host is gone or replaced us: our children die with us (pid 1 of A)
+        request = loads_line(message)
+        ident = request.get("id") if isinstance(request, dict) else None
+        if not (isinstance(request, dict) and request.get("op") == "fork" and type(ident) is int
+                and len(fds) == 3):
+            for fd in fds:
+                os.close(fd)
+            raise SystemExit(f"zygote: a malformed request from the host: {message[:200]!r}")
+        try:
+            pid = self._fork(fds)
+        except OSError as exc:
+            self._send({"op": "error", "id": ident, "message": f"fork failed: {exc}"})
+            return
+        finally:
+            for fd in fds:
+                os.close(fd)
+        pidfd = os.pidfd_open(pid)
+        self.children[pidfd] = (ident, pid)
+        poller.register(pidfd, select.POLLIN)
+        self._send({"op": "forked", "id": ident}, [pidfd])
+
+    def _fork(self, fds: list[int]) -> int:
+        if self.pid_namespace_fd is not None:
+            problem = self.libc.call("unshare", ctypes.c_int(CLONE_NEWPID))
+            if problem is not None:
+                raise OSError(f"new PID namespace: {problem}")
+        pid = os.fork()
+        if pid == 0:
+            try:
+                self._child(fds)
+            finally:
+                os._exit(70)
+        if self.pid_namespace_fd is not None:
+            problem = self.libc.call("setns", ctypes.c_int(self.pid_namespace_fd), ctypes.c_int(CLONE_NEWPID))
+            if problem is not None:  # the next child would land in this one's namespace: stop
+                sys.stderr.write(f"zygote: cannot return to its PID namespace: {problem}\n")
+                os._exit(71)
+        return pid
+
+    def _reap(self, poller: select.poll, pidfd: int) -> None:
+        poller.unregister(pidfd)
+        ident, pid = self.children.pop(pidfd)
+        os.close(pidfd)
+        _pid, status, usage = os.wait4(pid, 0)
+        returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        cpu = usage.ru_utime + usage.ru_stime
+        limit = self.limits.get("cpu_seconds")
+        if returncode == -signal.SIGKILL and limit is not None and self.pid_namespace_fd is not None \
+                and cpu >= int(limit) * 0.99:
+            # A namespace's init gets no SIGXCPU: the hard limit's SIGKILL is the CPU limit.
+            returncode = -signal.SIGXCPU
+        self._send({"op": "exit", "id": ident, "returncode": returncode, "cpu": round(cpu, 3)})
+
+    def _send(self, message: dict[str, Any], fds: list[int] | None = None) -> None:
+        data = json.dumps(message).encode()
+        if fds:
+            socket.send_fds(self.control, [data], fds)
+        else:
+            self.control.send(data)
+
+    # -- in the child, after the fork
+    def _child(self, fds: list[int]) -> None:
+        os.setsid()  # its own session and process group: nothing it does reaches the zygote's
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        os.closerange(3, 1 << 20)  # the control socket, the namespace fd, the other children's pidfds
+        random.seed()  # the zygote's generator state is every child's: draw a new seed
+        report = {**self.report, "problems": list(self.report["problems"])}
+        set_rlimits(self.limits, report, namespace_init=self.pid_namespace_fd is not None)
+        drop_user(self.libc, report, in_userns=self.in_userns)
+        self.child_filter.report(self.child_filter.install(self.libc), report)
+        conclude(self.limits, report)
+        report["zygote"] = "forked from a clean zygote (never a fork of the host)"
+        reader, writer = open(0, "rb"), open(1, "wb")  # noqa: SIM115 - the process ends with os._exit
+        hello = loads_line(reader.readline() or b"{}")
+        pid = hello.get("pid") if isinstance(hello, dict) else None
+        announce_and_serve(self.config, report, pid if type(pid) is int else 0, reader, writer, self.run_pass)
+        os._exit(0)
+
+
+def main() -> None:
+    """Entry point of the zygote process (Z), started by the launcher with the control socket as stdin."""
+    control = socket.socket(fileno=os.dup(0))
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # fd 0 stays taken: a later open() must not land there
+    config = loads_line(control.recv(MAX_MESSAGE) or b"{}")
+    libc = Libc()
+    set_parent_death_signal(libc, int(config["parent_pid"]))
+    from codemode_kernel.executor.sandbox import run_pass
+
+    preload()
+    limits = config["limits"]
+    report = new_report()
+    in_userns = unshare_network(libc, limits, report)
+    privileged = os.geteuid() == 0 or in_userns
+    namespace_fd = None
+    layer = SeccompFilter(limits, self_pid=1, allow=ZYGOTE_NEEDS)
+    if unshare_pids(libc, report, privileged=privileged):
+        pid = os.fork()
+        if pid:  # Z: hold nothing, wait for Z' and end as it ended (the host reaps us)
+            control.close()
+            hide_filesystem(config.get("empty_root"), {"problems": []}, privileged=privileged)
+            layer.install(libc)
+            _pid, status = os.waitpid(pid, 0)
+            os._exit(128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
+        # Z' dies with Z. (Its parent is outside its PID namespace: getppid() says 0, so there
+        # is no race check to make; if Z died first, the host closes the control socket.)
+        libc.call("prctl", ctypes.c_int(PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0),
+                  ctypes.c_ulong(0), ctypes.c_ulong(0))
+        # Our own PID namespace (A), opened while /proc is still there: Z' returns to it after
+        # each fork. (Its pid_for_children link cannot be opened before A has a process.)
+        namespace_fd = os.open("/proc/self/ns/pid", os.O_RDONLY)
+    else:
+        layer = SeccompFilter(limits, self_pid=0, allow=ZYGOTE_NEEDS)
+    hide_filesystem(config.get("empty_root"), report, privileged=privileged)
+    problem = layer.install(libc)
+    if problem is not None:
+        report["problems"].append(f"zygote seccomp: {problem}")
+    gc.freeze()  # the imported modules stay out of the collector: fewer pages copied per child
+    zygote = Zygote(control, config, report, libc, namespace_fd, in_userns, run_pass)
+    zygote._send({"op": "ready", "isolation": report})
+    zygote.serve()
+
+
+if __name__ == "__main__":
+    main()
