@@ -16,6 +16,14 @@ naming the type, where it was found, and what to do instead. Decoding is as stri
 ``encode`` could not have produced (a bad tag, ``1e999``, nesting past the limit) raises
 :class:`DecodeError`, because encoded data also arrives from the sandbox (issue 10, item 2).
 
+For a model the boundary is plain JSON instead (:func:`to_json`, what ``runtime.tool().call``
+returns and ``codemode mcp`` sends), one way and not decodable back::
+
+    b"hi"                    -> {"$bytes": "aGk="}             (base64)
+    (1, 2)                   -> [1, 2]
+    datetime(2026, 1, 2, 3)  -> "2026-01-02T03:00:00"          (ISO 8601)
+    date(2026, 1, 2)         -> "2026-01-02"
+
 This module is pure standard library: the sandbox worker imports it too.
 """
 
@@ -159,6 +167,42 @@ def _tagged(data: dict[str, Any], where: str, depth: int) -> Any:
 
 
 _TAG_VALUE_TYPES = {"bytes": "str", "tuple": "list", "datetime": "str", "date": "str", "dict": "dict"}
+
+
+def to_json(value: Any, where: str = "value") -> Any:
+    """``value`` (decoded) as plain JSON for a model: bytes as ``{"$bytes": base64}``, dates and
+    datetimes as ISO 8601 strings, tuples as lists; raise :class:`EncodeError` for anything else.
+
+    Every model SDK serializes tool results with ``json.dumps``, which knows none of the extra
+    types (issue 14, defect 2). The tags of :func:`encode` stay inside the journal.
+    """
+    return _to_json(value, where, 0)
+
+
+def _to_json(value: Any, where: str, depth: int) -> Any:
+    t = type(value)
+    if t in _PLAIN:
+        return value
+    if depth > MAX_ENCODED_DEPTH:
+        raise EncodeError(t.__name__, where, f"nested deeper than {MAX_ENCODED_DEPTH} levels")
+    if t is float:
+        if not math.isfinite(value):
+            raise EncodeError("float", where, f"{value!r} is not valid JSON")
+        return value
+    if t is list or t is tuple:
+        return [_to_json(v, where, depth + 1) for v in value]
+    if t is dict:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                raise EncodeError(f"dict key of type {type(k).__name__}", where, "dict keys must be strings")
+            out[k] = _to_json(v, where, depth + 1)
+        return out
+    if t is bytes:
+        return {"$bytes": base64.b64encode(value).decode("ascii")}
+    if t is datetime or t is date:
+        return value.isoformat()
+    raise EncodeError(t.__name__, where)
 
 
 def dumps_encoded(encoded: Any) -> str:

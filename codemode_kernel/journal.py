@@ -511,7 +511,11 @@ class JournalStore:
     @contextmanager
     def session(self) -> Iterator[Connection]:
         """One connection for a sequence of operations (each write commits on its own)."""
-        with self.engine.connect() as conn:
+        try:
+            conn = self.engine.connect()
+        except (DBAPIError, self._dbapi_error) as exc:  # e.g. the database server is down
+            raise _store_fault(self.where, exc, self.sqlite_path) from exc
+        with conn:
             yield conn
 
     # -- executions ----------------------------------------------------------------------

@@ -35,6 +35,7 @@ from codemode_kernel.errors import (
     InvalidStateError,
     RollbackError,
     SnippetError,
+    StoreError,
     UnknownExecutionError,
 )
 from codemode_kernel.executor.base import ExecuteResult, Executor, OutputCallback, SandboxError
@@ -79,7 +80,12 @@ def new_execution_id() -> str:
 
 @dataclass(frozen=True)
 class CodemodeTool:
-    """The model-facing tool: one tool named ``codemode`` taking ``{"code": str}``."""
+    """The model-facing tool: one tool named ``codemode`` taking ``{"code": str}``.
+
+    ``call`` returns the output as plain JSON, ready for ``json.dumps``: bytes become
+    ``{"$bytes": "<base64>"}``, dates and datetimes ISO 8601 strings, tuples lists
+    (:func:`codemode_kernel.codec.to_json`). ``runtime.execute`` keeps the Python values.
+    """
 
     name: str
     description: str
@@ -180,36 +186,38 @@ class CodemodeRuntime:
             catalog = await self.catalog()
         except ConfigurationError as exc:
             return _error_output(execution_id, "ConfigurationError", str(exc))
+        if len(code) > codec.MAX_VALUE_CHARS:  # refused before anything is recorded (issue 14, defect 4)
+            return _error_output(execution_id, "ValueTooLarge", (
+                f"the code is {len(code):,} characters; the limit is {codec.MAX_VALUE_CHARS:,}. Pass large data "
+                "by reference (a path or an id), not inline. Nothing was recorded."))
         encoded_inputs: dict[str, Any] = {}
         problem: tuple[str, str] | None = None
-        if len(code) > codec.MAX_VALUE_CHARS:
-            problem = ("ValueTooLarge", f"the code is {len(code):,} characters; the limit is "
-                       f"{codec.MAX_VALUE_CHARS:,}. Pass large data by reference (a path or an id), not inline.")
+        try:
+            encoded_inputs = {str(k): codec.encode(v, f"input {k!r}") for k, v in (inputs or {}).items()}
+        except codec.EncodeError as exc:
+            problem = ("CodecError", str(exc))
         else:
-            try:
-                encoded_inputs = {str(k): codec.encode(v, f"input {k!r}") for k, v in (inputs or {}).items()}
-            except codec.EncodeError as exc:
-                problem = ("CodecError", str(exc))
-            else:
-                size = len(codec.dumps_encoded(encoded_inputs))
-                if size > codec.MAX_VALUE_CHARS:
-                    problem = ("ValueTooLarge", f"the carried-over variables are {size:,} characters; the limit "
-                               f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")
-        with self.store.session() as conn:
-            self._prune(conn, self.max_executions)  # before the insert: the new execution is never a victim
-            stored_code = code if len(code) <= codec.MAX_VALUE_CHARS else f"# code omitted: {len(code):,} characters"
-            self.store.insert_execution(conn, self.name, execution_id, stored_code, sorted(catalog.methods),
-                                        encoded_inputs, {"capture_variables": capture_variables})
-            if problem is not None:
-                self.store.transition(conn, self.name, execution_id, ["running"], "error",
-                                      error=problem[1], error_type=problem[0])
-                await self._hooks(execution_id, "error", terminal=True)
-                return _error_output(execution_id, problem[0], problem[1])
-            t = now_ms()
-            row = ExecutionRow(self.name, execution_id, stored_code, "running", None, None, None, None, [],
-                               sorted(catalog.methods), encoded_inputs, {"capture_variables": capture_variables},
-                               0, t, t)
-            return await self._pass(conn, row, catalog, None, on_output)
+            size = len(codec.dumps_encoded(encoded_inputs))
+            if size > codec.MAX_VALUE_CHARS:
+                problem = ("ValueTooLarge", f"the carried-over variables are {size:,} characters; the limit "
+                           f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")
+        try:
+            with self.store.session() as conn:
+                self._prune(conn, self.max_executions)  # before the insert: the new execution is never a victim
+                self.store.insert_execution(conn, self.name, execution_id, code, sorted(catalog.methods),
+                                            encoded_inputs, {"capture_variables": capture_variables})
+                if problem is not None:
+                    self.store.transition(conn, self.name, execution_id, ["running"], "error",
+                                          error=problem[1], error_type=problem[0])
+                    await self._hooks(execution_id, "error", terminal=True)
+                    return _error_output(execution_id, problem[0], problem[1])
+                t = now_ms()
+                row = ExecutionRow(self.name, execution_id, code, "running", None, None, None, None, [],
+                                   sorted(catalog.methods), encoded_inputs, {"capture_variables": capture_variables},
+                                   0, t, t)
+                return await self._pass(conn, row, catalog, None, on_output)
+        except StoreError as exc:  # the journal failed (locked, full, …): data, like every other failure
+            return _error_output(execution_id, "StoreError", str(exc))
 
     async def approve(self, execution_id: str, *, on_output: OutputCallback | None = None) -> dict[str, Any]:
         """Approve the pending call of a paused execution and run the next pass.
@@ -218,6 +226,13 @@ class CodemodeRuntime:
         error output with ``"refused": True`` and leaves the execution unchanged.
         """
         catalog = await self.catalog()
+        try:
+            return await self._approve(catalog, execution_id, on_output)
+        except StoreError as exc:
+            return _error_output(execution_id, "StoreError", str(exc))
+
+    async def _approve(self, catalog: Catalog, execution_id: str, on_output: OutputCallback | None
+                       ) -> dict[str, Any]:
         with self.store.session() as conn:
             row = self.store.get_execution(conn, self.name, execution_id)
             if row is None:
@@ -303,7 +318,8 @@ class CodemodeRuntime:
                     f"the sandbox reported a malformed result ({exc}); a sandbox that works never does, so the "
                     "pass was stopped")), logs=result.logs)
         if state.paused_seq is not None:
-            self.store.transition(conn, self.name, execution_id, ["running"], "paused", logs=logs)
+            if not self.store.transition(conn, self.name, execution_id, ["running"], "paused", logs=logs):
+                return await self._superseded(conn, execution_id, state, logs)
             await self._hooks(execution_id, "paused", terminal=False)
             entry = state.journal[state.paused_seq]
             return {"status": "paused", "execution_id": execution_id, "pending": [
@@ -321,8 +337,9 @@ class CodemodeRuntime:
             text = f"{error_type}: {message}" + (f" (line {lineno})" if lineno else "")
             if catalog.unavailable:  # the reasons themselves are for the author (%connectors), not the model
                 text += " " + unavailable_note(catalog.unavailable, self._connectors)
-            self.store.transition(conn, self.name, execution_id, ["running"], "error", error=text,
-                                  error_type=error_type, logs=logs)
+            if not self.store.transition(conn, self.name, execution_id, ["running"], "error", error=text,
+                                         error_type=error_type, logs=logs):
+                return await self._superseded(conn, execution_id, state, logs)
             await self._hooks(execution_id, "error", terminal=True)
             out = _error_output(execution_id, error_type, text, logs)
             if lineno:
@@ -342,13 +359,13 @@ class CodemodeRuntime:
                 shown = self.transform_result(value)
                 if asyncio.iscoroutine(shown):
                     shown = await shown
-            except Exception as exc:
-                self.store.transition(conn, self.name, execution_id, ["running"], "error",
-                                      error=f"transform_result failed: {exc}", error_type="TransformError", logs=logs)
-                await self._hooks(execution_id, "error", terminal=True)
-                return _error_output(execution_id, "TransformError", f"transform_result failed: {exc}", logs)
-        self.store.transition(conn, self.name, execution_id, ["running"], "completed", result=stored,
-                              result_note=note, logs=logs)
+            except Exception as exc:  # the caller gets the raw result (issue 14, defect 4)
+                log.warning("transform_result failed (%s: %s); returning the raw result of %s",
+                            type(exc).__name__, _clip(str(exc)), execution_id)
+                shown = value
+        if not self.store.transition(conn, self.name, execution_id, ["running"], "completed", result=stored,
+                                     result_note=note, logs=logs):
+            return await self._superseded(conn, execution_id, state, logs)
         await self._hooks(execution_id, "completed", terminal=True)
         done: dict[str, Any] = {"status": "completed", "execution_id": execution_id, "result": shown}
         if logs:
@@ -356,6 +373,24 @@ class CodemodeRuntime:
         if capture:
             done["variables"] = result.variables
         return done
+
+    async def _superseded(self, conn: StoreConnection, execution_id: str, state: PassState,
+                          logs: Sequence[str]) -> dict[str, Any]:
+        """The pass ended but the execution no longer ran: another host ended it meanwhile (e.g.
+        ``expire_paused`` took it for a crashed host's). The stored state stands and is what the
+        caller hears, never this pass's ``completed`` (issue 14, defect 3)."""
+        current = self.store.get_execution(conn, self.name, execution_id)
+        for seq, entry in state.journal.items():  # a pause this pass recorded waits for nothing now
+            if entry.state == "pending":
+                self.store.set_entry(conn, self.name, execution_id, seq, ["pending"], "error", error="Superseded")
+        status = current.status if current is not None else "deleted"
+        why = f" ({_clip(current.error)})" if current is not None and current.error else ""
+        text = (f"execution {execution_id!r} was ended as {status!r} by another host while this pass ran{why}; "
+                "this pass's outcome was not recorded and its result is not returned.")
+        ended = status if status in TERMINAL_STATUSES else "error"
+        await self._hooks(execution_id, ended, terminal=False)
+        error_type = current.error_type if current is not None and current.error_type else "InvalidStateError"
+        return _error_output(execution_id, error_type, text, logs)
 
     def _abandon_pending(self, conn: StoreConnection, execution_id: str, state: PassState) -> None:
         for seq, entry in state.journal.items():
@@ -414,25 +449,34 @@ class CodemodeRuntime:
             allowed = ["completed", "error", "rejected", "rolled_back"]
             if row.status not in allowed:
                 raise InvalidStateError(execution_id, row.status, "roll back", allowed)
-            for e in reversed(self.store.entries(conn, self.name, execution_id)):
+            journal = self.store.entries(conn, self.name, execution_id)
+            # Reverted by an earlier rollback that stopped before recording the status (a crash).
+            earlier = any(e.state == "reverted" for e in journal) and row.status != "rolled_back"
+            for e in reversed(journal):
                 if e.state != "applied" or e.connector == STEP_CONNECTOR:
                     continue
                 method = catalog.get(e.connector, e.method)
                 if method is None or method.tool.revert is None:
                     continue
-                if not self.store.set_entry(conn, self.name, execution_id, e.seq, ["applied"], "reverted"):
+                # Claimed before the revert runs, so two hosts never revert one call; the note stays
+                # only if this host stops before the revert returns: that outcome is unknown, and
+                # (like an 'executing' call) the revert is not run again (issue 14).
+                if not self.store.set_entry(conn, self.name, execution_id, e.seq, ["applied"], "reverted",
+                                            error=REVERT_UNKNOWN):
                     continue  # another host reverted it
                 ctx = ExecutionContext(execution_id, e.seq, e.connector, e.method)
                 try:
                     await _invoke(method.tool.revert, codec.loads(e.args),
                                   codec.loads(e.result) if e.result is not None else None, ctx)
                     reverted += 1
+                    self.store.set_entry(conn, self.name, execution_id, e.seq, ["reverted"], "reverted", error=None)
                 except Exception as exc:
-                    self.store.set_entry(conn, self.name, execution_id, e.seq, ["reverted"], "applied")
+                    self.store.set_entry(conn, self.name, execution_id, e.seq, ["reverted"], "applied", error=None)
                     failures.append(f"#{e.seq} {e.connector}.{e.method}: {type(exc).__name__}: {exc}")
-            if reverted:
+            finished = bool(reverted or earlier)
+            if finished:
                 self.store.transition(conn, self.name, execution_id, allowed, "rolled_back")
-        if reverted:
+        if finished:
             await self._hooks(execution_id, "rolled_back", terminal=True)
         if failures:
             raise RollbackError(execution_id, failures)
@@ -657,7 +701,15 @@ class CodemodeRuntime:
         schema = {"type": "object", "properties": {"code": {
             "type": "string", "description": "Python source; the last expression is the result."}},
             "required": ["code"], "additionalProperties": False}
-        return CodemodeTool("codemode", text, schema, lambda code: self.execute(code))
+        return CodemodeTool("codemode", text, schema, self._tool_call)
+
+    async def _tool_call(self, code: str) -> dict[str, Any]:
+        """``execute`` for a model: the output as plain JSON (:func:`codec.to_json`; issue 14, defect 2)."""
+        out = await self.execute(code)
+        if "pending" in out:  # PendingAction.to_dict() gives the journal's tagged form
+            out["pending"] = [{**p, "args": codec.decode(p["args"])} for p in out["pending"]]
+        plain: dict[str, Any] = codec.to_json(out, "the output")
+        return plain
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -694,6 +746,8 @@ def _error_output(execution_id: str, error_type: str, message: str, logs: Sequen
 
 
 MAX_ERROR_CHARS = 100_000
+REVERT_UNKNOWN = ("RevertOutcomeUnknown: the host stopped while this call was being reverted, so whether the "
+                  "revert took effect is unknown; check the connector (the revert is not run again)")
 
 
 def _clip(text: str, limit: int = 500) -> str:

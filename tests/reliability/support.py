@@ -12,7 +12,11 @@ LEDGER_METHODS = ("add", "record")
 
 
 def journal_entries(store: JournalStore, runtime: str = "default") -> dict[str, tuple[str, str]]:
-    """Every ledger call of the runtime's journal: idempotency key -> (label, state)."""
+    """Every ledger call of the runtime's journal: idempotency key -> (label, state).
+
+    A ``reverted`` call still carrying its note (the host stopped while reverting it) has the
+    state ``reverting``: its revert's outcome is unknown, like an ``executing`` call's.
+    """
     from codemode_kernel import codec
 
     out: dict[str, tuple[str, str]] = {}
@@ -20,7 +24,8 @@ def journal_entries(store: JournalStore, runtime: str = "default") -> dict[str, 
         for row in store.list_executions(conn, runtime):
             for e in store.entries(conn, runtime, row.id):
                 if e.connector == "ledger" and e.method in LEDGER_METHODS:
-                    out[f"{row.id}:{e.seq}"] = (str(codec.loads(e.args)["label"]), e.state)
+                    state = "reverting" if e.state == "reverted" and e.error else e.state
+                    out[f"{row.id}:{e.seq}"] = (str(codec.loads(e.args)["label"]), state)
     return out
 
 
@@ -50,7 +55,7 @@ def soundness_problems(store: JournalStore, ledger: Path, runtime: str = "defaul
                  for label, keys in keys_of_label.items() if len(keys) > 1]
     journal = journal_entries(store, runtime)
     for key, (label, state) in journal.items():
-        if state in ("applied", "reverted") and not applies[key]:
+        if state in ("applied", "reverted", "reverting") and not applies[key]:
             problems.append(f"{key} ({label}) is {state} in the journal but was never applied")
         if state == "reverted" and not reverts[key]:
             problems.append(f"{key} ({label}) is reverted in the journal but was never reverted")
@@ -58,6 +63,6 @@ def soundness_problems(store: JournalStore, ledger: Path, runtime: str = "defaul
         if key not in journal:
             if all_kept:
                 problems.append(f"{key} was applied but the journal has no such call")
-        elif journal[key][1] not in ("applied", "reverted", "executing"):
+        elif journal[key][1] not in ("applied", "reverted", "reverting", "executing"):
             problems.append(f"{key} was applied but the journal says {journal[key][1]}")
     return problems

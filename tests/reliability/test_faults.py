@@ -78,8 +78,6 @@ def lock_holder(db_path: Path) -> Iterator[Any]:
     proc.communicate()  # closes its pipes
 
 
-@pytest.mark.xfail(strict=True, reason="execute/approve raise StoreError instead of returning it as data (runtime.py "
-                   "is edited once it is free, issue 14)")
 async def test_a_locked_journal_fails_clearly_and_works_once_released(db_path: Path, tmp_path: Path,
                                                                        lock_holder: Any) -> None:
     """While another writer holds the lock: writes come back as StoreError data, reads work, nothing is lost;
