@@ -88,8 +88,9 @@ def set_rlimits(limits: Mapping[str, Any], report: dict[str, Any], *, namespace_
     """Lower the resource limits of this process (inherited by nothing: it forks no more).
 
     ``namespace_init``: this process is pid 1 of a PID namespace. The kernel does not deliver
-    SIGXCPU to a namespace's init (no handler), so the CPU limit is a hard one: SIGKILL at the
-    limit, which the zygote reports as SIGXCPU (it sees the CPU time the child used).
+    SIGXCPU to a namespace's init unless it has a handler: it gets one that exits with
+    :data:`CPU_LIMIT_EXIT`, and the hard limit (a second later) kills it where a long C call
+    keeps the handler from running. The zygote reports both as SIGXCPU.
     """
     wanted: list[tuple[str, int, str]] = [
         ("RLIMIT_CORE", 0, "core dumps off"),
@@ -103,6 +104,8 @@ def set_rlimits(limits: Mapping[str, Any], report: dict[str, Any], *, namespace_
     memory = limits.get("max_memory_bytes")
     if memory is not None:
         wanted.append(("RLIMIT_AS", int(memory), f"address space {mib(int(memory))}"))
+    if namespace_init and cpu is not None:
+        signal.signal(signal.SIGXCPU, _cpu_limit_reached)
     applied: list[str] = []
     for name, value, label in wanted:
         res = getattr(resource, name, None)
@@ -113,12 +116,19 @@ def set_rlimits(limits: Mapping[str, Any], report: dict[str, Any], *, namespace_
             _soft, hard = resource.getrlimit(res)
             target = value if hard == resource.RLIM_INFINITY else min(value, hard)
             # RLIMIT_CPU: the soft limit sends SIGXCPU, which the host reports by name.
-            extra = 1 if name == "RLIMIT_CPU" and not namespace_init else 0
-            resource.setrlimit(res, (target, target + extra))
+            resource.setrlimit(res, (target, target + 1 if name == "RLIMIT_CPU" else target))
             applied.append(label)
         except (ValueError, OSError) as exc:
             report["problems"].append(f"{name}: {exc}")
     report["rlimits"] = ", ".join(applied)
+
+
+#: How a namespace's init ends when its CPU limit is reached (128 + SIGXCPU, as a shell says it).
+CPU_LIMIT_EXIT = 128 + signal.SIGXCPU
+
+
+def _cpu_limit_reached(signum: int, frame: Any) -> None:
+    os._exit(CPU_LIMIT_EXIT)  # not an exception: the pass cannot catch it
 
 
 def unshare_network(libc: Libc, limits: Mapping[str, Any], report: dict[str, Any]) -> bool:
@@ -256,7 +266,11 @@ _FUTEX = 202
 _FUTEX_PI_OPS = (6, 7, 8, 11, 12, 13)
 _FUTEX_CMD_MASK = 0x7F  # the op without FUTEX_PRIVATE_FLAG / FUTEX_CLOCK_REALTIME
 _DENY_PROCESSES = {"clone": 56, "fork": 57, "vfork": 58, "clone3": 435}
+# Changing identity: a forked child refuses these once it has dropped root (its own layer).
+USER_SWITCH = {"setuid": 105, "setgid": 106, "setreuid": 113, "setregid": 114, "setgroups": 116,
+               "setresuid": 117, "setresgid": 119, "setfsuid": 122, "setfsgid": 123, "capset": 126}
 _DENY_NETWORK = {"socket": 41, "socketpair": 53}
+_NUMBERS = {**_DENY_ALWAYS, **_DENY_PROCESSES, **_DENY_NETWORK, **USER_SWITCH}
 _OPEN_FLAGS_ARG = {2: 1, 257: 2}  # open(path, flags), openat(dirfd, path, flags)
 _WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND
 
@@ -286,12 +300,32 @@ def _self_only(nr: int, pid_arg: int, checks: tuple[tuple[int, int], ...],
     return [(_JEQ_K, 0, len(body), nr), *body]
 
 
+def _check_arch() -> list[tuple[int, int, int, int]]:
+    return [
+        (_LD_W_ABS, 0, 0, 4),                     # A = arch
+        (_JEQ_K, 1, 0, _AUDIT_ARCH_X86_64),
+        (_RET_K, 0, 0, _RET_KILL_PROCESS),
+        (_LD_W_ABS, 0, 0, 0),                     # A = syscall number
+        (_JGE_K, 0, 1, 0x40000000),               # x32 ABI: refuse
+        (_RET_K, 0, 0, _RET_ERRNO_EPERM),
+    ]
+
+
+def layer_program(names: Iterable[str]) -> list[tuple[int, int, int, int]]:
+    """A filter that refuses exactly ``names`` (a layer on top of a filter already installed)."""
+    prog = _check_arch()
+    for nr in sorted({_NUMBERS[name] for name in names}):
+        prog += [(_JEQ_K, 0, 1, nr), (_RET_K, 0, 0, _RET_ERRNO_EPERM)]
+    prog.append((_RET_K, 0, 0, _RET_ALLOW))
+    return prog
+
+
 def seccomp_program(deny_processes: bool, deny_network: bool, self_pid: int = 0,
                     allow: Iterable[str] = ()) -> list[tuple[int, int, int, int]]:
     """The BPF program (code, jt, jf, k) of a seccomp filter (x86_64).
 
     ``allow`` names calls of the deny list this filter lets through (the zygote's layer
-    keeps what forking a child needs; the child's own filter refuses them again).
+    keeps what forking a child needs; the child's own layer refuses them again).
     """
     deny = dict(_DENY_ALWAYS)
     if deny_processes:
@@ -300,14 +334,7 @@ def seccomp_program(deny_processes: bool, deny_network: bool, self_pid: int = 0,
         deny.update(_DENY_NETWORK)
     for name in allow:
         deny.pop(name, None)
-    prog: list[tuple[int, int, int, int]] = [
-        (_LD_W_ABS, 0, 0, 4),                     # A = arch
-        (_JEQ_K, 1, 0, _AUDIT_ARCH_X86_64),
-        (_RET_K, 0, 0, _RET_KILL_PROCESS),
-        (_LD_W_ABS, 0, 0, 0),                     # A = syscall number
-        (_JGE_K, 0, 1, 0x40000000),               # x32 ABI: refuse
-        (_RET_K, 0, 0, _RET_ERRNO_EPERM),
-    ]
+    prog = _check_arch()
     # The calls a pass makes all the time are allowed first, so they skip the deny list.
     for nr in _HOT:
         if nr != _FUTEX:
@@ -343,9 +370,14 @@ class _SockFprog(ctypes.Structure):
 
 
 class SeccompFilter:
-    """A seccomp filter built once (a zygote builds its children's before it forks them)."""
+    """A seccomp filter built once (a zygote builds its children's before it forks them).
 
-    def __init__(self, limits: Mapping[str, Any], *, self_pid: int, allow: Iterable[str] = ()) -> None:
+    ``layer``: instead of the whole policy, refuse only these calls, on top of a filter
+    this process already has (a zygote's child adds its own layer to the zygote's).
+    """
+
+    def __init__(self, limits: Mapping[str, Any], *, self_pid: int, allow: Iterable[str] = (),
+                 layer: Iterable[str] | None = None) -> None:
         self.deny_processes = int(limits["max_processes"]) == 0
         self.deny_network = not limits["network"]
         machine = os.uname().machine
@@ -353,7 +385,8 @@ class SeccompFilter:
         if machine != "x86_64" or struct.calcsize("P") != 8:
             self.problem = f"the seccomp filter is written for x86_64, not {machine}"
             return
-        prog = seccomp_program(self.deny_processes, self.deny_network, self_pid, allow)
+        prog = (seccomp_program(self.deny_processes, self.deny_network, self_pid, allow) if layer is None
+                else layer_program(layer))
         self._filters = (_SockFilter * len(prog))(*(_SockFilter(*ins) for ins in prog))
         self._fprog = _SockFprog(len(prog), ctypes.cast(self._filters, ctypes.POINTER(_SockFilter)))
 

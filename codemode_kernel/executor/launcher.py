@@ -365,6 +365,8 @@ class ZygoteProcess:
             if op == "exit":
                 if fds:
                     raise ValueError("file descriptors with an exit report")
+                log.debug("zygote child %s ended: returncode %s, CPU %s s", ident, message.get("returncode"),
+                          message.get("cpu"))
                 self._exited(ident, message.get("returncode"))
                 continue
             if op not in ("ready", "forked", "error"):

@@ -222,11 +222,13 @@ async def test_a_zygote_is_retired_after_its_quota_once_its_children_end() -> No
         launcher.close()
 
 
-async def test_a_pass_over_its_cpu_seconds_is_reported_as_such_by_the_zygote() -> None:
-    """A namespace's pid 1 gets no SIGXCPU: the zygote reports the hard limit's kill as the CPU limit."""
+@pytest.mark.parametrize("code", ["while True:\n    pass", "x = 7 ** 50_000_000\nx"],
+                         ids=["python-loop", "long-C-call"])
+async def test_a_pass_over_its_cpu_seconds_is_reported_as_such_by_the_zygote(code: str) -> None:
+    """A namespace's pid 1 ends at its CPU limit by its SIGXCPU handler, or by the hard limit in a long C call."""
     ex = SubprocessExecutor(Limits(timeout=30, max_cpu_seconds=1))
     try:
-        out = await ex.execute("while True:\n    pass", {}, host=RecordingHost())
+        out = await ex.execute(code, {}, host=RecordingHost())
     finally:
         await ex.aclose()
     assert out.error is not None and out.error.type == "LimitExceeded"

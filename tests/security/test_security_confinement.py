@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from codemode_kernel.executor.isolated import Limits
+from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
+from codemode_kernel.executor.launcher import zygote_supported
 from codemode_kernel.executor.pool import EmptyRoot, worker_command
 from tests.security.security_support import SECRET_ENV, HostSecrets
 
@@ -79,6 +80,75 @@ PROBES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+# The same probes in a child forked by the real zygote: the zygote's code confines the child,
+# then the "pass" (this runner, injected as the zygote's run_pass) runs them unrestricted.
+ZYGOTE_HARNESS = r'''
+import json, os, sys
+sys.path[:0] = sys.argv[1:]
+import ctypes, resource, signal, socket, subprocess, threading  # loaded before the root disappears
+from codemode_kernel.executor import zygote
+
+def run_probes(code, namespaces, inputs, channel, **options):
+    try:
+        probes = json.loads(code)
+    except ValueError:  # the child's warm-up, before it says ready
+        return {"op": "done", "result": None, "variables": {}}
+    results = {}
+    for name, source in probes.items():
+        scope = {"os": os, "socket": socket, "subprocess": subprocess, "threading": threading, "ctypes": ctypes,
+                 "resource": resource, "signal": signal}
+        try:
+            exec(source, scope)
+            results[name] = "ALLOWED: " + repr(scope.get("result"))[:300]
+        except BaseException as exc:
+            results[name] = "blocked: " + type(exc).__name__ + ": " + str(exc)[:200]
+    return {"op": "done", "result": results, "variables": {}}
+
+zygote.main(run_pass=run_probes)
+'''
+
+MODES = ["spawned", "zygote"]
+
+
+async def _refuse(message: dict[str, Any]) -> dict[str, Any]:
+    return {"abort": "the probes make no requests"}
+
+
+def run_probes_in_zygote_child(limits: Limits, probes: dict[str, str], folder: Path) -> dict[str, Any]:
+    """Run ``probes`` unrestricted in a child of a real zygote; its isolation report and the results."""
+    import asyncio
+    import shlex
+    import sys
+
+    harness = folder / "zygote_harness.py"
+    harness.write_text(ZYGOTE_HARNESS)
+    wrapper = folder / "python"
+    paths = " ".join(shlex.quote(path) for path in worker_command()[-2:])
+    # env -i: sh adds PWD to the environment; the real zygote is started with none at all.
+    python = shlex.quote(sys.executable)
+    wrapper.write_text(f"#!/bin/sh\nexec env -i {python} -I -S {shlex.quote(str(harness))} {paths}\n")
+    wrapper.chmod(0o755)
+    executor = SubprocessExecutor(limits, python=str(wrapper), zygote=True, warm=0)
+
+    async def run() -> Any:
+        try:
+            return await executor.execute(json.dumps(probes), {}, host=_refuse)
+        finally:
+            await executor.aclose()
+
+    out = asyncio.run(run())
+    assert out.error is None, out.error
+    return {"report": executor.isolation, "results": out.result}
+
+
+def probe_in(mode: str, limits: Limits, probes: dict[str, str], folder: Path) -> dict[str, Any]:
+    """The probes in a spawned worker (``confinement.confine``) or in a zygote's child."""
+    if mode == "zygote":
+        return run_probes_in_zygote_child(limits, probes, folder)
+    return run_probes({"op": "config", "parent_pid": os.getpid(), "empty_root": EmptyRoot.get(),
+                       "limits": limits.worker_config()}, probes)
+
+
 def run_probes(config: dict[str, Any], probes: dict[str, str]) -> dict[str, Any]:
     proc = subprocess.run(
         [*worker_command()[:3], "-c", HARNESS, *worker_command()[-2:]],
@@ -131,15 +201,17 @@ def _sources(host: HostSecrets, port: int) -> dict[str, str]:
     return {name: prelude + source for name, (source, _) in PROBES.items()}
 
 
-@pytest.fixture(scope="module")
-def confined(tmp_path_factory: pytest.TempPathFactory, listener: Listener) -> Iterator[tuple[dict[str, Any],
-                                                                                            HostSecrets]]:
+@pytest.fixture(scope="module", params=MODES)
+def confined(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+             listener: Listener) -> Iterator[tuple[dict[str, Any], HostSecrets]]:
+    """The probes' outcome in a spawned worker and in a zygote's child (each probe runs in both)."""
+    if request.param == "zygote" and not zygote_supported():
+        pytest.skip("no zygote on this system")
     host = HostSecrets.create(tmp_path_factory.mktemp("host"))
     os.environ[SECRET_ENV] = host.secret
-    config = {"op": "config", "parent_pid": os.getpid(), "empty_root": EmptyRoot.get(),
-              "limits": Limits(max_memory_bytes=512 << 20).worker_config()}
     try:
-        yield run_probes(config, _sources(host, listener.port)), host
+        yield probe_in(request.param, Limits(max_memory_bytes=512 << 20), _sources(host, listener.port),
+                       tmp_path_factory.mktemp("harness")), host
     finally:
         del os.environ[SECRET_ENV]
 
@@ -165,11 +237,11 @@ def test_probe_is_blocked(confined: tuple[dict[str, Any], HostSecrets], probe: s
     host.assert_untouched(outcome)
 
 
-def test_the_environment_is_empty(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_the_environment_is_empty(tmp_path: Path, mode: str) -> None:
     """The worker's environment holds nothing of the host's (the secret is in the host's environment)."""
-    outcome = run_probes({"op": "config", "parent_pid": os.getpid(), "empty_root": EmptyRoot.get(),
-                          "limits": Limits().worker_config()},
-                         {"environ": "result = sorted(k for k in os.environ if k not in ('LC_CTYPE',))"})
+    outcome = probe_in(mode, Limits(), {"environ": "result = sorted(k for k in os.environ if k not in ('LC_CTYPE',))"},
+                       tmp_path)
     assert outcome["results"]["environ"] == "ALLOWED: []"
 
 
@@ -207,14 +279,15 @@ def test_require_isolation_refuses_a_half_confined_worker() -> None:
     assert "chroot failed" in report["refused"]
 
 
-def test_this_machine_confines_fully() -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_this_machine_confines_fully(tmp_path: Path, mode: str) -> None:
     """Documents what this CI machine provides (Linux x86_64 with namespaces and seccomp)."""
-    outcome = run_probes({"op": "config", "parent_pid": os.getpid(), "empty_root": EmptyRoot.get(),
-                          "limits": Limits().worker_config()}, {})
+    outcome = probe_in(mode, Limits(), {}, tmp_path)
     report = outcome["report"]
     if report["problems"]:
         pytest.skip(f"partly confined here: {report['problems']}")
     assert report["network_isolated"] and report["filesystem_hidden"] and report["seccomp"]
+    assert report["pid_namespace"] is (mode == "zygote")
 
 
 UNPRIVILEGED_PYTHON = "/usr/bin/python3.11"
@@ -232,8 +305,38 @@ def public_dir() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_an_unprivileged_host_gets_the_same_confinement(public_dir: Path, listener: Listener) -> None:
+UNPRIVILEGED_HOST = r'''
+import asyncio, json, sys
+sys.path[:0] = sys.argv[2:]
+from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
+
+async def refuse(message):
+    return {"abort": "the probes make no requests"}
+
+async def main():
+    executor = SubprocessExecutor(Limits(), python=sys.argv[1], zygote=True, warm=0)
+    try:
+        out = await executor.execute(sys.stdin.read(), {}, host=refuse)
+    finally:
+        await executor.aclose()
+    print(json.dumps({"report": executor.isolation, "results": out.result, "error": str(out.error)}))
+
+asyncio.run(main())
+'''
+
+
+def _as_nobody(command: list[str], stdin: str) -> dict[str, Any]:
+    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command],
+                          input=stdin.encode(), capture_output=True, env={}, cwd="/", timeout=120)
+    assert proc.stdout, proc.stderr.decode()[-2000:]
+    outcome: dict[str, Any] = json.loads(proc.stdout)
+    return outcome
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_unprivileged_host_gets_the_same_confinement(public_dir: Path, listener: Listener, mode: str) -> None:
     """Started by a non-root user, the worker uses a user namespace for the same steps (no root needed)."""
+    import shlex
     import shutil
 
     if os.geteuid() != 0 or not shutil.which("setpriv") or not os.access(UNPRIVILEGED_PYTHON, os.X_OK):
@@ -244,7 +347,6 @@ def test_an_unprivileged_host_gets_the_same_confinement(public_dir: Path, listen
     readable = public_dir / "readable.txt"
     readable.write_text("anyone may read this")
     readable.chmod(0o644)
-    config = {"op": "config", "parent_pid": os.getpid(), "empty_root": str(root), "limits": Limits().worker_config()}
     probes = {
         "read-a-world-readable-file": f"result = open({str(readable)!r}).read()",
         "connect-to-host-listener": f"socket.create_connection(('127.0.0.1', {listener.port}), timeout=2)",
@@ -252,17 +354,28 @@ def test_an_unprivileged_host_gets_the_same_confinement(public_dir: Path, listen
         "exec": "os.execv('/bin/sh', ['sh', '-c', 'true'])",
         "chroot-escape": "os.chroot('.')",
     }
-    proc = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", UNPRIVILEGED_PYTHON, "-I", "-S", "-c",
-         HARNESS, str(Path(__file__).resolve().parents[2])],
-        input=(json.dumps(config) + "\n" + json.dumps(probes) + "\n").encode(), capture_output=True, env={},
-        cwd="/", timeout=120)
-    assert proc.stdout, proc.stderr.decode()[-2000:]
-    outcome = json.loads(proc.stdout)
+    package = str(Path(__file__).resolve().parents[2])
+    if mode == "spawned":
+        config = {"op": "config", "parent_pid": os.getpid(), "empty_root": str(root),
+                  "limits": Limits().worker_config()}
+        outcome = _as_nobody([UNPRIVILEGED_PYTHON, "-I", "-S", "-c", HARNESS, package],
+                             json.dumps(config) + "\n" + json.dumps(probes) + "\n")
+    else:
+        harness = public_dir / "zygote_harness.py"
+        harness.write_text(ZYGOTE_HARNESS)
+        wrapper = public_dir / "python"
+        paths = " ".join(shlex.quote(path) for path in worker_command()[-2:])
+        wrapper.write_text(f"#!/bin/sh\nexec env -i {UNPRIVILEGED_PYTHON} -I -S {harness} {paths}\n")
+        for path in (harness, wrapper):
+            path.chmod(0o755)
+        site = str(Path(worker_command()[-1]))
+        outcome = _as_nobody([UNPRIVILEGED_PYTHON, "-I", "-S", "-c", UNPRIVILEGED_HOST, str(wrapper), package, site],
+                             json.dumps(probes))
     report = outcome["report"]
     if report["problems"]:
         pytest.skip(f"user namespaces or seccomp are not available to unprivileged users here: {report['problems']}")
     assert report["user"] == "uid 65534, no capabilities"
     assert report["network_isolated"] and report["filesystem_hidden"] and report["seccomp"]
+    assert report["pid_namespace"] is (mode == "zygote")
     assert {name: result.split(":")[0] for name, result in outcome["results"].items()} == dict.fromkeys(
         probes, "blocked")

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from codemode_kernel.executor.isolated import Limits
-from codemode_kernel.executor.pool import EmptyRoot
-from tests.security.test_security_confinement import features, run_probes
+from codemode_kernel.executor.launcher import zygote_supported
+from tests.security.test_security_confinement import MODES, features, probe_in
 
 NOBODY = 65534
 
@@ -147,14 +147,17 @@ def victim() -> Iterator[int]:
         proc.wait()
 
 
-@pytest.fixture(scope="module")
-def outcome(victim: int) -> dict[str, Any]:
+@pytest.fixture(scope="module", params=MODES)
+def outcome(request: pytest.FixtureRequest, victim: int, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The probes in a spawned worker and in a zygote's child (two layers of seccomp there)."""
+    if request.param == "zygote" and not zygote_supported():
+        pytest.skip("no zygote on this system")
     before = _victim_state(victim)
     prelude = (f"VICTIM = {victim}\nFREE_PID = {_free_pid()}\nHOST_PID = {os.getpid()}\nNOBODY = {NOBODY}\n"
                + PRELUDE)
-    config = {"op": "config", "parent_pid": os.getpid(), "empty_root": EmptyRoot.get(),
-              "limits": Limits().worker_config()}
-    result = run_probes(config, {name: prelude + source for name, source in {**PROBES, **ON_ITSELF}.items()})
+    result = probe_in(request.param, Limits(), {name: prelude + source
+                                                for name, source in {**PROBES, **ON_ITSELF}.items()},
+                      tmp_path_factory.mktemp("harness"))
     result["victim_before"], result["victim_after"] = before, _victim_state(victim)
     return result
 
