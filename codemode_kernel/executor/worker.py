@@ -1,35 +1,23 @@
 """The sandbox worker: one process, one pass, then exit (DESIGN §11, issue 3).
 
-The host (:mod:`codemode_kernel.executor.isolated`) starts this module from a clean
-interpreter (``python -I -S``, empty environment, only the three pipes open, a new
-session, never a fork of the host) and talks to it in strict JSON lines::
+A worker is either forked by a zygote (:mod:`codemode_kernel.executor.zygote`, the default
+on Linux) or spawned by the host from a clean interpreter (``python -I -S``, empty
+environment, only the three pipes open, a new session, never a fork of the host; this
+module's :func:`main`). Either way it is confined before it reads its pass
+(:mod:`codemode_kernel.executor.confinement`) and then talks to the host in strict JSON
+lines::
 
-    host -> worker   {"op": "config", "parent_pid", "empty_root", "limits": {...}}
+    host -> worker   {"op": "config", ...}   spawned: "parent_pid", "empty_root", "limits";
+                                             forked: "pid" (as the host sees it)
     worker -> host   {"op": "ready", "pid", "isolation": {...}}      (after confinement)
     host -> worker   {"op": "run", "code", "namespaces", "inputs", "capture_variables", "replay"}
     worker -> host   requests of executor/base.py, each answered by one host line
                      {"op": "output", "text"}                         (notifications)
                      {"op": "done", "result"?, "error"?, "variables"}  (then the worker exits)
 
-The worker confines itself *after* importing everything the sandbox language needs and
-*before* it reads the pass: resource limits, a new network namespace, an empty root
-directory, no root privileges, and a seccomp filter. Each step degrades gracefully where
-the OS refuses it and says so in the ``isolation`` report, which the host exposes as
-``SubprocessExecutor.isolation``.
-
-Design log (isolation of the worker):
-- fork of the host, or ``multiprocessing`` with the fork/forkserver start methods:
-  rejected; a fork carries the host's memory (credentials, clients) into the sandbox and
-  multiprocessing pickles over its pipe.
-- a zygote (a clean interpreter that forks one child per pass): would start a worker in
-  ~1 ms instead of ~60 ms, but every worker would share the zygote's ASLR layout, hash
-  secret and random state, and the host would need the zygote to relay exit statuses.
-  Rejected for now: the warm pool hides the start-up cost for interactive use.
-- containers / gVisor / Firecracker: the right answer in production, not something a
-  ``pip install`` can assume; the pipe protocol lets such a runner replace this module.
-- this module: ``setrlimit`` + ``unshare(CLONE_NEWNET)`` (with ``CLONE_NEWUSER`` when not
-  root) + ``chroot`` into an empty directory + dropping root + a seccomp deny list. All
-  are plain syscalls through ``ctypes`` (no third-party dependency), each optional.
+The ``isolation`` report says what this OS allowed; the host exposes it as
+``SubprocessExecutor.isolation``. The design log of how a pass gets its process is at the
+top of ``zygote.py``.
 
 It imports nothing from the host side of the package; keep it that way (the tests check
 the worker's imports with ``python -X importtime``).
