@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install lint typecheck pytest clean labextension labextension-check browser-deps
+.PHONY: demo test install lint typecheck pytest clean labextension labextension-check browser-deps bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,22 @@ test: lint typecheck labextension-check pytest
 # with its token, and stops everything on Ctrl-C.
 demo: install labextension
 	$(BIN)/python -m codemode_kernel.launch_demo
+
+# Every benchmark in one run: docs/benchmarks.md and docs/benchmarks.png (benchmarks/report.py).
+# smolagents, an anchor, lives in a throwaway venv (.bench-venv, gitignored), never in the project's.
+BENCH_STAMP := $(VENV)/.bench-installed
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install -q -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+.bench-venv/bin/smolagents-installed:
+	$(PYTHON) -m venv .bench-venv
+	.bench-venv/bin/pip install -q smolagents
+	touch $@
+
+bench: $(BENCH_STAMP) .bench-venv/bin/smolagents-installed
+	$(BIN)/python benchmarks/report.py
 
 clean:
 	rm -rf $(VENV) build dist

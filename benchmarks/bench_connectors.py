@@ -1,6 +1,6 @@
 """Connector benchmarks (issue 4): MCP and OpenAPI call latency, start-up, and large-catalog costs.
 
-Run: .venv/bin/python benchmarks/bench_connectors.py [--calls 200] [--github]
+Run: .venv/bin/python benchmarks/bench_connectors.py [--json] [--quick] [--calls 200] [--github]
 Prints figures and ratios; it asserts nothing. ``--github`` also times the GitHub REST
 description (needs it cached by tests/connectors/test_openapi_github.py, or npm).
 """
@@ -21,7 +21,10 @@ from typing import Any
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from figures import Figure, emit, progress
 
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.connectors.http_auth import HttpAuth
@@ -50,24 +53,32 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:8.2f} ms"
 
 
+FIGURES: list[Figure] = []
+REPEATS = [3]
+
+
+async def repeated(fn: Callable[[], Awaitable[Any]], n: int) -> list[float]:
+    """``REPEATS`` medians of ``n`` calls each, in ms."""
+    return [await timed(fn, n) * 1e3 for _ in range(REPEATS[0])]
+
+
 async def bench_mcp(calls: int) -> None:
-    print("MCP (demo server, tool word_count)")
+    progress("MCP")
     inproc = McpConnector("notes", server=build_server())
     tools = await inproc.tools()
-    t_in = await timed(lambda: tools["word_count"].execute({"text": "a b c"}, CTX), calls)
-    print(f"  in-process call            {ms(t_in)}")
+    in_samples = await repeated(lambda: tools["word_count"].execute({"text": "a b c"}, CTX), calls)
+    FIGURES.append(Figure("MCP (demo server, tool word_count)", "in-process call", "ms", in_samples))
     await inproc.aclose()
 
     started = time.perf_counter()
     stdio = McpConnector("notes", command=sys.executable, args=["-m", "codemode_kernel.demo.mcp_server"])
     tools = await stdio.tools()
     first = time.perf_counter() - started
-    t_stdio = await timed(lambda: tools["word_count"].execute({"text": "a b c"}, CTX), calls)
-    print(f"  stdio start + list tools   {ms(first)}")
-    print(f"  stdio call (reused)        {ms(t_stdio)}   {t_stdio / t_in:6.1f}x in-process")
-    started = time.perf_counter()
+    stdio_samples = await repeated(lambda: tools["word_count"].execute({"text": "a b c"}, CTX), calls)
+    FIGURES.append(Figure("MCP (demo server, tool word_count)", "stdio start + list tools", "ms", [first * 1e3]))
+    FIGURES.append(Figure("MCP (demo server, tool word_count)", "stdio call (server reused)", "ms", stdio_samples,
+                          anchor="the in-process call", anchor_samples=in_samples))
     await stdio.aclose()
-    print(f"  stdio close                {ms(time.perf_counter() - started)}")
 
     os.environ["BENCH_MCP_TOKEN"] = TOKEN
     service = start("codemode_kernel.demo.mcp_server", ["--http", "--token-env", "BENCH_MCP_TOKEN"],
@@ -75,31 +86,35 @@ async def bench_mcp(calls: int) -> None:
     try:
         http = McpConnector("notes", url=service.url, headers={"Authorization": "Bearer ${BENCH_MCP_TOKEN}"})
         tools = await http.tools()
-        t_http = await timed(lambda: tools["word_count"].execute({"text": "a b c"}, CTX), calls)
-        print(f"  streamable HTTP call       {ms(t_http)}   {t_http / t_in:6.1f}x in-process")
+        FIGURES.append(Figure("MCP (demo server, tool word_count)", "streamable HTTP call", "ms",
+                              await repeated(lambda: tools["word_count"].execute({"text": "a b c"}, CTX), calls),
+                              anchor="the in-process call", anchor_samples=in_samples))
         await http.aclose()
     finally:
         service.stop()
 
 
 async def bench_openapi(calls: int) -> None:
-    print("OpenAPI (demo pets service on 127.0.0.1)")
+    progress("OpenAPI")
     service = start("codemode_kernel.demo.http_service", env={"CODEMODE_DEMO_TOKEN": TOKEN})
     try:
         os.environ["BENCH_PETS_TOKEN"] = TOKEN
         connector = OpenApiConnector("pets", DOC, base_url=service.url,
                                      auth=HttpAuth.bearer(token_env="BENCH_PETS_TOKEN"))
+        group = "OpenAPI (demo pets service on 127.0.0.1)"
         started = time.perf_counter()
         tools = await connector.tools()
-        print(f"  load document + catalog    {ms(time.perf_counter() - started)}   ({len(tools)} methods)")
-        t_get = await timed(lambda: tools["listNotes"].execute({"limit": 5}, CTX), calls)
+        FIGURES.append(Figure(group, "load document + catalog", "ms", [(time.perf_counter() - started) * 1e3],
+                              note=f"{len(tools)} methods"))
+        get = await repeated(lambda: tools["listNotes"].execute({"limit": 5}, CTX), calls)
         async with httpx.AsyncClient() as raw:
             headers = {"Authorization": f"Bearer {TOKEN}"}
-            t_raw = await timed(lambda: raw.get(service.url + "/notes", params={"limit": 5}, headers=headers), calls)
-        print(f"  GET through the connector  {ms(t_get)}")
-        print(f"  the same GET with httpx    {ms(t_raw)}   connector overhead {t_get / t_raw:5.2f}x")
-        t_post = await timed(lambda: tools["createNote"].execute({"text": "bench"}, CTX), calls)
-        print(f"  POST with a JSON body      {ms(t_post)}")
+            plain = await repeated(lambda: raw.get(service.url + "/notes", params={"limit": 5}, headers=headers),
+                                   calls)
+        FIGURES.append(Figure(group, "GET through the connector", "ms", get, anchor="the same GET with httpx",
+                              anchor_samples=plain))
+        FIGURES.append(Figure(group, "POST with a JSON body", "ms",
+                              await repeated(lambda: tools["createNote"].execute({"text": "bench"}, CTX), calls)))
         await connector.aclose()
     finally:
         service.stop()
@@ -134,12 +149,18 @@ async def main() -> None:
     for noisy in ("httpx", "httpx2", "mcp", "mcp.server"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    parser.add_argument("--quick", action="store_true", help="fewer calls and repeats")
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--github", action="store_true")
     args = parser.parse_args()
-    await bench_mcp(args.calls)
-    await bench_openapi(args.calls)
-    if args.github:
+    REPEATS[0] = 2 if args.quick else args.repeats
+    calls = 50 if args.quick else args.calls
+    await bench_mcp(calls)
+    await bench_openapi(calls)
+    emit("connectors", FIGURES, args.json)
+    if args.github and not args.json:
         await bench_github()
 
 

@@ -1,6 +1,6 @@
 """Kernel benchmarks (issue 5): cell round trip against stock IPython, and click-to-result.
 
-Run: .venv/bin/python benchmarks/bench_kernel.py [--cells 60] [--clicks 20] [--executor subprocess]
+Run: .venv/bin/python benchmarks/bench_kernel.py [--json] [--quick] [--cells 60] [--clicks 20] [--executor subprocess]
 
 1. Execute-request → idle round trip of a trivial cell (``1 + 1``), Code Mode kernel and
    the stock IPython kernel in the same run, median of ``--cells`` cells each (after a
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 import textwrap
 import time
@@ -27,6 +28,10 @@ from typing import Any
 
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from figures import Figure, emit, progress
 
 TOOLS = textwrap.dedent('''
     from codemode_kernel import ToolSetConnector
@@ -125,53 +130,53 @@ def descendants(client: Client, root: str) -> list[str]:
     return out
 
 
-def summary(samples: list[float]) -> str:
-    ms = sorted(s * 1000 for s in samples)
-    p90 = ms[int(len(ms) * 0.9) - 1]
-    return f"median {statistics.median(ms):7.2f} ms   p90 {p90:7.2f} ms   min {ms[0]:7.2f} ms   (n={len(ms)})"
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, cells and clicks")
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--cells", type=int, default=60)
     parser.add_argument("--clicks", type=int, default=20)
     parser.add_argument("--executor", choices=["subprocess", "inprocess"], default="subprocess")
     parser.add_argument("--gap", type=float, default=0.2, help="seconds between cells (default 0.2)")
     args = parser.parse_args()
+    repeats = 2 if args.quick else args.repeats
+    cells = 20 if args.quick else args.cells
+    clicks = 5 if args.quick else args.clicks
     folder = Path(tempfile.mkdtemp(prefix="codemode-bench-kernel-"))
     (folder / "bench_tools.py").write_text(TOOLS)
     (folder / "codemode.toml").write_text(f'[executor]\nkind = "{args.executor}"\n\n'
                                           '[connectors.notes]\npython = "bench_tools:make"\n')
-    print(f"Kernel benchmark: {args.cells} trivial cells per kernel, {args.clicks} approval clicks, "
-          f"executor={args.executor}, {os.cpu_count()} CPUs")
-
-    stock = Client("python3", folder)
-    try:
-        ipython = round_trips(stock, args.cells, args.gap)
-        ipython_burst = round_trips(stock, args.cells, 0)
-    finally:
-        stock.close()
-    codemode = Client("codemode", folder)
-    try:
-        ours = round_trips(codemode, args.cells, args.gap)
-        ours_burst = round_trips(codemode, args.cells, 0)
-        clicks = [click_to_result(codemode, n, args.gap) for n in range(args.clicks)]
-    finally:
-        codemode.close()
-
-    print(f"\n1. execute_request → idle, trivial cell `1 + 1`, {args.gap:g} s between cells")
-    print(f"   IPython kernel    {summary(ipython)}")
-    print(f"   Code Mode kernel  {summary(ours)}")
-    delta = (statistics.median(ours) - statistics.median(ipython)) * 1000
-    ratio = statistics.median(ours) / statistics.median(ipython)
-    print(f"   Code Mode − IPython: {delta:+.2f} ms (ratio {ratio:.2f}×); target ≤ +10 ms: "
-          f"{'met' if delta <= 10 else 'NOT met'}")
-    print("\n   back to back (Run All: every pass waits for a fresh worker when the pool is empty)")
-    print(f"   IPython kernel    {summary(ipython_burst)}")
-    print(f"   Code Mode kernel  {summary(ours_burst)}")
-    print("\n2. click Approve → replayed cell's result in the card (100 journaled reads before the call)")
-    print(f"   {summary(clicks)}")
-    print(f"   target ≤ 100 ms: {'met' if statistics.median(clicks) * 1000 <= 100 else 'NOT met'}")
+    progress(f"kernel: {cells} trivial cells per kernel and repeat, {clicks} approval clicks, executor={args.executor}")
+    ipython: list[float] = []
+    ipython_burst: list[float] = []
+    ours: list[float] = []
+    ours_burst: list[float] = []
+    click_ms: list[float] = []
+    for _ in range(repeats):  # each repeat a fresh kernel of each kind, the stock one first
+        stock = Client("python3", folder)
+        try:
+            ipython.append(statistics.median(round_trips(stock, cells, args.gap)) * 1e3)
+            ipython_burst.append(statistics.median(round_trips(stock, cells, 0)) * 1e3)
+        finally:
+            stock.close()
+        codemode = Client("codemode", folder)
+        try:
+            ours.append(statistics.median(round_trips(codemode, cells, args.gap)) * 1e3)
+            ours_burst.append(statistics.median(round_trips(codemode, cells, 0)) * 1e3)
+            click_ms.append(statistics.median(click_to_result(codemode, n, args.gap) for n in range(clicks)) * 1e3)
+        finally:
+            codemode.close()
+    group = f"Kernel (execute_request → idle, trivial cell `1 + 1`, executor={args.executor})"
+    figures = [
+        Figure(group, f"Code Mode kernel, cells {args.gap:g} s apart", "ms", ours, anchor="stock IPython kernel",
+               anchor_samples=ipython, target="≤ 2× the stock kernel"),
+        Figure(group, "Code Mode kernel, cells back to back (Run All)", "ms", ours_burst,
+               anchor="stock IPython kernel", anchor_samples=ipython_burst, target="≤ 2× the stock kernel"),
+        Figure("Approval", "click Approve → the replayed cell's result in the card (100 journaled reads first)",
+               "ms", click_ms, target="≤ 100 ms"),
+    ]
+    emit("kernel", figures, args.json)
 
 
 if __name__ == "__main__":

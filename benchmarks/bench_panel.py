@@ -1,6 +1,6 @@
 """Panel comm benchmarks (issue 6): what a refresh of the Code Mode panel costs.
 
-Run: .venv/bin/python benchmarks/bench_panel.py [--executions 50] [--calls 10] [--result-chars 20000]
+Run: .venv/bin/python benchmarks/bench_panel.py [--json] [--quick] [--executions 50] [--calls 10] [--result-chars 20000]
 
 Builds a runtime (in-process executor, SQLite file) holding ``--executions`` completed
 executions of ``--calls`` connector calls each, every call returning about
@@ -22,7 +22,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from figures import Figure, emit
 
 from codemode_kernel import CodemodeRuntime, InProcessExecutor, Snippet, ToolSetConnector
 from codemode_kernel.kernel.panel import PanelChannel
@@ -67,7 +70,7 @@ class Host:
         return await self.runtime.save_snippet(name, execution_id=execution_id, description=description)
 
 
-async def main(executions: int, calls: int, result_chars: int, repeat: int) -> None:
+async def main(executions: int, calls: int, result_chars: int, repeat: int, repeats: int, as_json: bool) -> None:
     def fetch(key: int) -> dict[str, Any]:
         """Return a record with a large body."""
         return {"key": key, "body": "x" * result_chars}
@@ -99,21 +102,28 @@ async def main(executions: int, calls: int, result_chars: int, repeat: int) -> N
             assert json.loads(answer)["type"] == "reply", answer[:300]
             return statistics.median(times), len(answer)
 
-        snap_s, snap_bytes = await ask({"type": "snapshot", "limit": executions})
-        detail_s, detail_bytes = await ask({"type": "get_execution", "execution_id": ids[0]})
-        value_s, value_bytes = await ask({"type": "get_value", "execution_id": ids[0], "seq": 0, "field": "result"})
+        snap, detail, value = [], [], []
+        for _ in range(repeats):
+            snap_s, snap_bytes = await ask({"type": "snapshot", "limit": executions})
+            detail_s, detail_bytes = await ask({"type": "get_execution", "execution_id": ids[0]})
+            value_s, value_bytes = await ask({"type": "get_value", "execution_id": ids[0], "seq": 0,
+                                              "field": "result"})
+            snap.append(snap_s * 1e3)
+            detail.append(detail_s * 1e3)
+            value.append(value_s * 1e3)
         whole = [s.to_dict() for s in await runtime.executions(executions)]
         whole_bytes = len(json.dumps(whole))
         whole_one = len(json.dumps(whole[-1]))
         await runtime.aclose()
 
-    print(f"runtime: {executions} executions x {calls} calls, results of {result_chars:,} chars "
-          f"(setup {setup_s:.1f} s)")
-    print(f"snapshot        {snap_s * 1000:8.1f} ms  {snap_bytes:>12,} bytes   "
-          f"whole records {whole_bytes:>12,} bytes  ratio {whole_bytes / snap_bytes:8.1f}x smaller")
-    print(f"get_execution   {detail_s * 1000:8.1f} ms  {detail_bytes:>12,} bytes   "
-          f"whole record  {whole_one:>12,} bytes  ratio {whole_one / detail_bytes:8.1f}x smaller")
-    print(f"get_value       {value_s * 1000:8.1f} ms  {value_bytes:>12,} bytes   (one whole result, on demand)")
+    group = f"Panel ({executions} executions × {calls} calls, results of {result_chars:,} characters)"
+    emit("panel", [
+        Figure(group, "snapshot", "ms", snap,
+               note=f"{snap_bytes:,} bytes on the wire; whole records would be {whole_bytes:,}"),
+        Figure(group, "get_execution", "ms", detail,
+               note=f"{detail_bytes:,} bytes; the whole record would be {whole_one:,}"),
+        Figure(group, "get_value (one whole result, on demand)", "ms", value, note=f"{value_bytes:,} bytes"),
+    ], as_json, setup_seconds=setup_s)
 
 
 if __name__ == "__main__":
@@ -121,6 +131,10 @@ if __name__ == "__main__":
     parser.add_argument("--executions", type=int, default=50)
     parser.add_argument("--calls", type=int, default=10)
     parser.add_argument("--result-chars", type=int, default=20_000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=5, help="requests per median")
+    parser.add_argument("--repeats", type=int, default=3, help="medians per figure")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    parser.add_argument("--quick", action="store_true", help="fewer executions and repeats")
     args = parser.parse_args()
-    asyncio.run(main(args.executions, args.calls, args.result_chars, args.repeat))
+    asyncio.run(main(20 if args.quick else args.executions, args.calls, args.result_chars, args.repeat,
+                     2 if args.quick else args.repeats, args.json))

@@ -1,7 +1,8 @@
-"""Runtime benchmarks (issue 2): journaled calls per second, and replay cost per call.
+"""Runtime benchmarks (issues 2 and 12): journaled calls per second, replay per call, passes through the journal.
 
-Run: .venv/bin/python benchmarks/bench_runtime.py [--calls 3000] [--reads 1000] [--executor inprocess|subprocess]
-Prints figures and ratios; it asserts nothing.
+Run: .venv/bin/python benchmarks/bench_runtime.py [--json] [--quick] [--repeats 5] [--executor subprocess|inprocess]
+Prints figures beside their anchors from the same run (raw SQLite, plain exec) and the issue's
+targets; it asserts nothing.
 """
 
 from __future__ import annotations
@@ -10,12 +11,20 @@ import argparse
 import asyncio
 import sqlite3
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from figures import Figure, emit, progress
+
 from codemode_kernel import CodemodeRuntime, InProcessExecutor, ToolSetConnector
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def noop(i: int = 0) -> int:
@@ -43,6 +52,7 @@ def make_executor(kind: str) -> Any:
 
 def raw_floor(path: Path, n: int) -> float:
     """Insert+commit then update+commit per call on a WAL file (synchronous=NORMAL): calls/s."""
+    path.unlink(missing_ok=True)
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
@@ -60,10 +70,22 @@ def raw_floor(path: Path, n: int) -> float:
     return n / elapsed
 
 
+def raw_read_us(path: Path, n: int) -> float:
+    """µs to read one recorded row by key from the same kind of file (the floor of a replayed call)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    start = time.perf_counter()
+    for i in range(n):
+        db.execute("SELECT state, args, result FROM t WHERE k=?", (i,)).fetchone()
+    elapsed = time.perf_counter() - start
+    db.close()
+    return elapsed / n * 1e6
+
+
 async def journaled_rate(tmp: Path, kind: str, n: int, fn: Any) -> float:
     conn = ToolSetConnector([fn], name="noop")
-    async with CodemodeRuntime([conn], store=f"sqlite:///{tmp / f'rate-{kind}-{fn.__name__}.db'}",
-                               executor=make_executor(kind)) as rt:
+    path = tmp / f"rate-{kind}-{fn.__name__}.db"
+    path.unlink(missing_ok=True)
+    async with CodemodeRuntime([conn], store=f"sqlite:///{path}", executor=make_executor(kind)) as rt:
         await rt.execute("1")  # warm up
         await asyncio.sleep(0.3)
         code = f"for i in range({n}):\n    noop.{fn.__name__}(i=i)\n'done'"
@@ -74,51 +96,111 @@ async def journaled_rate(tmp: Path, kind: str, n: int, fn: Any) -> float:
     return n / elapsed
 
 
-async def replay_cost(tmp: Path, kind: str, reads: int, repeats: int = 5) -> tuple[float, float]:
+async def replay_us(tmp: Path, kind: str, reads: int) -> float:
+    """µs per replayed call: approving a pass that made ``reads`` reads, minus approving one that made none."""
     conns = [ToolSetConnector([noop_async], name="noop"),
              ToolSetConnector([write], name="store", requires_approval=True)]
-    per_call = []
-    baseline = []
-    async with CodemodeRuntime(conns, store=f"sqlite:///{tmp / f'replay-{kind}.db'}",
-                               executor=make_executor(kind), max_executions=1000) as rt:
-        for _ in range(repeats):
-            code = f"for i in range({reads}):\n    noop.noop_async(i=i)\nstore.write(value=1)"
-            paused = await rt.execute(code)
-            await asyncio.sleep(0.3)  # let the warm pool replace the worker: measure replay, not a spawn
-            start = time.perf_counter()
-            out = await rt.approve(paused["execution_id"])
-            elapsed = time.perf_counter() - start
-            assert out["status"] == "completed", out
-            small = await rt.execute("store.write(value=1)")
-            await asyncio.sleep(0.3)
-            s0 = time.perf_counter()
-            await rt.approve(small["execution_id"])
-            base = time.perf_counter() - s0
-            baseline.append(base)
-            per_call.append((elapsed - base) / reads)
-    return statistics.median(per_call), statistics.median(baseline)
+    path = tmp / f"replay-{kind}.db"
+    path.unlink(missing_ok=True)
+    async with CodemodeRuntime(conns, store=f"sqlite:///{path}", executor=make_executor(kind)) as rt:
+        paused = await rt.execute(f"for i in range({reads}):\n    noop.noop_async(i=i)\nstore.write(value=1)")
+        await asyncio.sleep(0.3)  # the warm pool has the next worker ready: measure replay, not a start
+        start = time.perf_counter()
+        out = await rt.approve(paused["execution_id"])
+        elapsed = time.perf_counter() - start
+        assert out["status"] == "completed", out
+        small = await rt.execute("store.write(value=1)")
+        await asyncio.sleep(0.3)
+        s0 = time.perf_counter()
+        await rt.approve(small["execution_id"])
+        base = time.perf_counter() - s0
+    return (elapsed - base) / reads * 1e6
+
+
+def plain_exec_ms(code: str, n: int = 2000) -> float:
+    samples = []
+    for _ in range(n):
+        t = time.perf_counter()
+        exec(compile(code, "<plain>", "exec"), {})
+        samples.append(time.perf_counter() - t)
+    return statistics.median(samples) * 1e3
+
+
+async def pass_ms(tmp: Path, kind: str, gap: float, passes: int) -> float:
+    path = tmp / f"pass-{kind}.db"
+    path.unlink(missing_ok=True)
+    async with CodemodeRuntime([ToolSetConnector([noop], name="noop")], store=f"sqlite:///{path}",
+                               executor=make_executor(kind)) as rt:
+        await rt.execute("1")
+        samples = []
+        for _ in range(passes):
+            if gap:
+                await asyncio.sleep(gap)
+            t = time.perf_counter()
+            out = await rt.execute("1 + 1")
+            samples.append(time.perf_counter() - t)
+            assert out["result"] == 2, out
+    return statistics.median(samples) * 1e3
+
+
+async def passes_per_s(tmp: Path, kind: str, passes: int) -> float:
+    path = tmp / f"b2b-{kind}.db"
+    path.unlink(missing_ok=True)
+    async with CodemodeRuntime([ToolSetConnector([noop], name="noop")], store=f"sqlite:///{path}",
+                               executor=make_executor(kind)) as rt:
+        await rt.execute("1")
+        t = time.perf_counter()
+        for _ in range(passes):
+            await rt.execute("1 + 1")
+        return passes / (time.perf_counter() - t)
 
 
 async def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    ap.add_argument("--quick", action="store_true", help="fewer repeats and calls")
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--calls", type=int, default=3000)
     ap.add_argument("--reads", type=int, default=1000)
-    ap.add_argument("--executor", default="inprocess", choices=["inprocess", "subprocess"])
+    ap.add_argument("--executor", default="subprocess", choices=["inprocess", "subprocess"])
     args = ap.parse_args()
+    repeats = 3 if args.quick else args.repeats
+    calls = 1000 if args.quick else args.calls
+    reads = 300 if args.quick else args.reads
+    passes = 20 if args.quick else 50
+    kind = args.executor
+    group = f"Runtime ({'isolated' if kind == 'subprocess' else 'in-process'} executor, SQLite journal)"
+    figures = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        floor = raw_floor(tmp / "floor.db", args.calls)
-        rate_sync = await journaled_rate(tmp, args.executor, args.calls, noop)
-        rate_async = await journaled_rate(tmp, args.executor, args.calls, noop_async)
-        per_call, base = await replay_cost(tmp, args.executor, args.reads)
-    print(f"executor: {args.executor}")
-    print(f"raw SQLite floor (insert+commit, update+commit, WAL, synchronous=NORMAL): {floor:,.0f} calls/s")
-    print(f"journaled calls, sync connector (runs in a thread):  {rate_sync:,.0f} calls/s "
-          f"(floor/ours = {floor / rate_sync:.2f}x; target >= 5,000 and within 3x)")
-    print(f"journaled calls, async connector (on the loop):     {rate_async:,.0f} calls/s "
-          f"(floor/ours = {floor / rate_async:.2f}x)")
-    print(f"replay: {per_call * 1e6:,.1f} us per replayed call over {args.reads} reads "
-          f"(target <= 50 us); approve pass baseline {base * 1e3:.2f} ms")
+        progress("raw SQLite")
+        floor = [raw_floor(tmp / "floor.db", calls) for _ in range(repeats)]
+        reads_floor = [raw_read_us(tmp / "floor.db", calls) for _ in range(repeats)]
+        anchor = "raw SQLite: insert+commit, update+commit per call (WAL, synchronous=NORMAL)"
+        progress("journaled calls")
+        figures.append(Figure(group, "journaled calls/s in one execution, async connector", "calls/s",
+                              [await journaled_rate(tmp, kind, calls, noop_async) for _ in range(repeats)],
+                              better="higher", anchor=anchor, anchor_samples=floor, target="within 2.5× of the floor"))
+        figures.append(Figure(group, "journaled calls/s in one execution, sync connector (in a thread)", "calls/s",
+                              [await journaled_rate(tmp, kind, calls, noop) for _ in range(repeats)],
+                              better="higher", anchor=anchor, anchor_samples=floor, target="within 3× of the floor"))
+        progress("replay")
+        figures.append(Figure(group, f"replay per recorded call (approve after {reads} reads)", "µs",
+                              [await replay_us(tmp, kind, reads) for _ in range(repeats)],
+                              anchor="raw SQLite: read one row by key", anchor_samples=reads_floor,
+                              target="≤ 20 µs"))
+        progress("passes")
+        plain = [plain_exec_ms("1 + 1") for _ in range(repeats)]
+        for gap, label in ((0.2, "200 ms apart"), (0.05, "50 ms apart"), (0.0, "back to back")):
+            figures.append(Figure(group, f"pass execute('1 + 1') through the runtime, {label}", "ms",
+                                  [await pass_ms(tmp, kind, gap, passes) for _ in range(repeats)],
+                                  anchor="plain compile + exec of '1 + 1'", anchor_samples=plain,
+                                  target="≤ 2 ms median at any arrival rate"))
+        figures.append(Figure(group, "back-to-back passes through the runtime", "passes/s",
+                              [await passes_per_s(tmp, kind, passes * 2) for _ in range(repeats)], better="higher",
+                              anchor="plain compile + exec of '1 + 1'", anchor_samples=[1e3 / p for p in plain],
+                              target="≥ 150 passes/s"))
+    emit("runtime", figures, args.json)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,172 @@
+"""`make bench`: run every benchmark, write docs/benchmarks.md and its plot docs/benchmarks.png.
+
+Run: .venv/bin/python benchmarks/report.py [--quick] [--only executor,runtime] [--out docs/benchmarks.md]
+
+Every ``benchmarks/bench_*.py`` that takes ``--json`` (see ``figures.py``) runs in turn, in
+its own process; a benchmark that fails or does not speak that shape is listed with the
+reason instead of its figures. Each figure is a median of repeats beside its anchor measured
+in the same run. The 1-minute load average is recorded with every figure: on a shared
+machine a figure taken above one runnable process per core is marked *busy*.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+HERE = ROOT / "benchmarks"
+
+
+def machine() -> dict[str, str]:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor() or "?") if Path("/proc/cpuinfo").exists() \
+        else platform.processor()
+    memory = next((line.split(":", 1)[1].strip() for line in Path("/proc/meminfo").read_text().splitlines()
+                   if line.startswith("MemTotal")), "?") if Path("/proc/meminfo").exists() else "?"
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    return {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": commit.stdout.strip() or "?",
+        "cpu": f"{cpu}, {os.cpu_count()} logical CPUs",
+        "memory": memory,
+        "os": f"{platform.system()} {platform.release()} ({platform.machine()})",
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "sqlite": sqlite3.sqlite_version,
+    }
+
+
+def run(script: Path, quick: bool) -> dict[str, Any]:
+    command = [sys.executable, str(script), "--json", *(["--quick"] if quick else [])]
+    started = time.monotonic()
+    load = os.getloadavg()[0]
+    print(f"== {script.name} (load {load:.2f})", file=sys.stderr, flush=True)
+    try:
+        proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    except subprocess.TimeoutExpired:
+        return {"benchmark": script.stem.removeprefix("bench_"), "error": "timed out after an hour"}
+    elapsed = time.monotonic() - started
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"benchmark": script.stem.removeprefix("bench_"), "error": f"exit {proc.returncode}: {tail[:300]}"}
+    data: dict[str, Any] = json.loads(lines[-1])
+    data.update(seconds=elapsed, load_before=load, load_after=os.getloadavg()[0])
+    return data
+
+
+def fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return ""
+    if unit in ("calls/s", "passes/s", "/s") or abs(value) >= 100:
+        return f"{value:,.0f} {unit}"
+    return f"{value:.3g} {unit}" if abs(value) < 10 else f"{value:.1f} {unit}"
+
+
+def cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def figures_table(result: dict[str, Any], busy_above: float) -> list[str]:
+    out = []
+    group = None
+    for f in result["figures"]:
+        if f["group"] != group:
+            group = f["group"]
+            out += ["", f"**{group}**", "",
+                    "| figure | ours (median) | anchor, same run | anchor (median) | × the anchor's cost | target "
+                    "| load |", "|---|---|---|---|---|---|---|"]
+        ratio = f"{f['ratio']:.2f}×" if f.get("ratio") is not None else ""
+        load = f"{f['load']:.1f}" + (" busy" if f["load"] > busy_above else "")
+        name = f["name"] + (f" ({f['note']})" if f.get("note") else "") + f" — {len(f['samples'])} repeats"
+        out.append(f"| {cell(name)} | {fmt(f['value'], f['unit'])} | {cell(f.get('anchor') or '')} | "
+                   f"{fmt(f.get('anchor_value'), f['unit'])} | {ratio} | {cell(f.get('target') or '')} | {load} |")
+    return out
+
+
+def other_table(result: dict[str, Any]) -> list[str]:
+    """A benchmark with its own JSON (e.g. discovery): its numbers, as it named them."""
+    out = ["", "```"]
+    summary = {k: v for k, v in result.items() if k not in ("seconds", "load_before", "load_after")}
+    out += json.dumps(summary, indent=1, ensure_ascii=False)[:6000].splitlines()
+    return [*out, "```"]
+
+
+def plot(results: list[dict[str, Any]], path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is missing (pip install -e '.[bench]'): no plot", file=sys.stderr)
+        return False
+    rows = [(f"{r['benchmark']}: {f['name']}", f["ratio"]) for r in results for f in r.get("figures", [])
+            if f.get("ratio") is not None]
+    if not rows:
+        return False
+    rows.reverse()
+    fig, ax = plt.subplots(figsize=(11, 0.32 * len(rows) + 1.4))
+    ax.barh([label[:95] for label, _ in rows], [ratio for _, ratio in rows],
+            color=["#3b7dd8" if ratio <= 3 else "#d8893b" for _, ratio in rows])
+    ax.set_xscale("log")
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.set_xlabel("× the anchor's cost, measured in the same run (log scale; 1 = as fast as the anchor)")
+    ax.set_title("codemode-kernel: each figure against its anchor (median of repeats)")
+    ax.tick_params(axis="y", labelsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (a check of the pipeline)")
+    parser.add_argument("--only", default="", help="comma-separated benchmark names (executor,runtime,...)")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    args = parser.parse_args()
+    only = {name.strip() for name in args.only.split(",") if name.strip()}
+    scripts = [p for p in sorted(HERE.glob("bench_*.py")) if not only or p.stem.removeprefix("bench_") in only]
+    facts = machine()
+    busy_above = float(os.cpu_count() or 1)
+    results = [run(script, args.quick) for script in scripts]
+    image = args.out.with_suffix(".png")
+    plotted = plot(results, image)
+    lines = ["# Benchmarks", "",
+             "Written by `make bench` (`benchmarks/report.py`): every `benchmarks/bench_*.py`, each figure the",
+             "median of repeats beside its anchor measured in the same run (raw SQLite, plain `exec`, the stock",
+             "IPython kernel, smolagents' `LocalPythonExecutor` from a throwaway venv, a raw pipe, plain httpx).",
+             "\"× the anchor's cost\" is ours divided by the anchor for times, the anchor divided by ours for",
+             "rates: above 1 means slower than the anchor. *load* is the 1-minute load average when the figure",
+             f"was taken; above {busy_above:g} (one runnable process per core) it is marked *busy*: other work",
+             "shared the machine and the figure is noisier and slower than on a quiet one.", "",
+             "| machine | |", "|---|---|", *[f"| {k} | {cell(v)} |" for k, v in facts.items()],
+             f"| mode | {'quick (fewer repeats)' if args.quick else 'full'} |", ""]
+    if plotted:
+        lines += [f"![each figure against its anchor]({image.name})", ""]
+    for result in results:
+        name = result.get("benchmark", "?")
+        lines += [f"## {name}", ""]
+        if "error" in result:
+            lines.append(f"Not measured: {cell(result['error'])}")
+        else:
+            lines.append(f"Took {result['seconds']:.0f} s; load {result['load_before']:.1f} before, "
+                         f"{result['load_after']:.1f} after.")
+            lines += figures_table(result, busy_above) if "figures" in result else other_table(result)
+        lines.append("")
+    args.out.write_text("\n".join(lines))
+    print(f"wrote {args.out}" + (f" and {image}" if plotted else ""), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
