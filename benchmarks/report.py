@@ -46,7 +46,8 @@ def machine() -> dict[str, str]:
 
 
 def run(script: Path, quick: bool) -> dict[str, Any]:
-    command = [sys.executable, str(script), "--json", *(["--quick"] if quick else [])]
+    takes_quick = '"--quick"' in script.read_text(encoding="utf-8")  # not every benchmark has a quick mode
+    command = [sys.executable, str(script), "--json", *(["--quick"] if quick and takes_quick else [])]
     started = time.monotonic()
     load = os.getloadavg()[0]
     print(f"== {script.name} (load {load:.2f})", file=sys.stderr, flush=True)
