@@ -95,11 +95,24 @@ def figures_table(result: dict[str, Any], busy_above: float) -> list[str]:
 
 
 def other_table(result: dict[str, Any]) -> list[str]:
-    """A benchmark with its own JSON (e.g. discovery): its numbers, as it named them."""
-    out = ["", "```"]
+    """A benchmark with its own JSON shape: rankers as a table (discovery), anything else as JSON."""
+    rankers = result.get("rankers")
+    if isinstance(rankers, list) and all(isinstance(r, dict) for r in rankers):
+        out = ["", f"{result.get('methods', '?')} methods, {result.get('intents', '?')} intents "
+               f"({result.get('paraphrases', '?')} paraphrases); its own figures, not repeats beside an anchor.",
+               "", "| ranker | top-1 | top-5 | MRR | paraphrase top-5 | holdout top-5 | p50 | p95 |",
+               "|---|---|---|---|---|---|---|---|"]
+        for r in rankers:
+            def share(split: str, key: str, r: dict[str, Any] = r) -> str:
+                value = (r.get(split) or {}).get(key)
+                return f"{value:.0%}" if isinstance(value, int | float) else ""
+            out.append(f"| {cell(r.get('ranker', '?'))} | {share('overall', 'top1')} | {share('overall', 'top5')} | "
+                       f"{(r.get('overall') or {}).get('mrr', 0):.2f} | {share('paraphrase', 'top5')} | "
+                       f"{share('holdout', 'top5')} | {r.get('p50_ms', 0):.2f} ms | {r.get('p95_ms', 0):.2f} ms |")
+        return out
     summary = {k: v for k, v in result.items() if k not in ("seconds", "load_before", "load_after")}
-    out += json.dumps(summary, indent=1, ensure_ascii=False)[:6000].splitlines()
-    return [*out, "```"]
+    text = json.dumps(summary, ensure_ascii=False)
+    return ["", "```", text[:1500] + ("…" if len(text) > 1500 else ""), "```"]
 
 
 def plot(results: list[dict[str, Any]], path: Path) -> bool:
@@ -135,12 +148,20 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a check of the pipeline)")
     parser.add_argument("--only", default="", help="comma-separated benchmark names (executor,runtime,...)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    parser.add_argument("--render", type=Path, help="write the page from a saved results file instead of running")
     args = parser.parse_args()
     only = {name.strip() for name in args.only.split(",") if name.strip()}
     scripts = [p for p in sorted(HERE.glob("bench_*.py")) if not only or p.stem.removeprefix("bench_") in only]
-    facts = machine()
     busy_above = float(os.cpu_count() or 1)
-    results = [run(script, args.quick) for script in scripts]
+    if args.render:
+        saved = json.loads(args.render.read_text())
+        facts, results, quick = saved["machine"], saved["results"], bool(saved.get("quick"))
+    else:
+        facts, quick = machine(), args.quick
+        results = [run(script, quick) for script in scripts]
+        # The numbers behind the page, to render it again or compare runs.
+        args.out.with_suffix(".json").write_text(json.dumps({"machine": facts, "quick": quick,
+                                                             "results": results}, indent=1) + "\n")
     image = args.out.with_suffix(".png")
     plotted = plot(results, image)
     lines = ["# Benchmarks", "",
@@ -152,7 +173,7 @@ def main() -> None:
              f"was taken; above {busy_above:g} (one runnable process per core) it is marked *busy*: other work",
              "shared the machine and the figure is noisier and slower than on a quiet one.", "",
              "| machine | |", "|---|---|", *[f"| {k} | {cell(v)} |" for k, v in facts.items()],
-             f"| mode | {'quick (fewer repeats)' if args.quick else 'full'} |", ""]
+             f"| mode | {'quick (fewer repeats)' if quick else 'full'} |", ""]
     if plotted:
         lines += [f"![each figure against its anchor]({image.name})", ""]
     for result in results:
