@@ -758,9 +758,21 @@ class JournalStore:
 
 def _sqlite_pragmas(dbapi_conn: Any, busy_ms: int) -> None:
     cur = dbapi_conn.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
+    # Turning a rollback-journal file (a copied or vacuumed journal) into WAL needs its exclusive
+    # lock; when two hosts open such a file together, SQLite answers one of them "locked" at
+    # once instead of waiting (it skips the busy handler where waiting could deadlock), so
+    # that one tries again until the busy timeout.
+    deadline = time.monotonic() + busy_ms / 1000
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+    cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
 

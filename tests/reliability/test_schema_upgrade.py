@@ -109,7 +109,7 @@ def test_three_processes_upgrading_at_once_migrate_once(v1_copy: Path) -> None:
     procs = [subprocess.Popen([sys.executable, "-c", code, f"sqlite:///{v1_copy}"], stderr=subprocess.PIPE)
              for _ in range(3)]
     errors = [p.communicate()[1].decode() for p in procs]
-    assert [p.returncode for p in procs] == [0, 0, 0], errors
+    assert [p.returncode for p in procs] == [0, 0, 0], "\n".join(errors)
     assert _version(v1_copy) == "2"
     assert len(list(v1_copy.parent.glob("*.backup"))) == 1
 
