@@ -118,6 +118,8 @@ def child_layer(limits: Mapping[str, Any]) -> list[str]:
     """What a child's own seccomp layer refuses: what the zygote's allowed, and identity changes."""
     keep_forking = int(limits["max_processes"]) > 0
     return [name for name in ZYGOTE_NEEDS if not (keep_forking and name in _PROCESSES)] + list(USER_SWITCH)
+
+
 MAX_MESSAGE = 1 << 16
 
 # Run by each child before it says ready (never by the zygote): the first pass in a forked
