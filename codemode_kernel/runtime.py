@@ -42,7 +42,6 @@ from codemode_kernel.executor.base import ExecuteResult, Executor, OutputCallbac
 from codemode_kernel.executor.language import LANGUAGE_RULES
 from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, SnippetRow, StoreConnection, now_ms
 from codemode_kernel.models import (
-    STEP_CONNECTOR,
     TERMINAL_STATUSES,
     DescribeOutput,
     ExecutionState,
@@ -52,12 +51,12 @@ from codemode_kernel.models import (
     ToolLogEntry,
 )
 from codemode_kernel.passes import PassHandler, PassState, _invoke, local_replay_plan
+from codemode_kernel.selection import ROLLBACK_STATUSES, revert_for
 from codemode_kernel.validation import InputValidator
 
 log = logging.getLogger(__name__)
 
 TransformResult = Callable[[Any], Any]
-SEARCH_LIMIT = 10
 _SNIPPET_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,127}$")
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _id_lock = threading.Lock()
@@ -446,17 +445,15 @@ class CodemodeRuntime:
             row = self.store.get_execution(conn, self.name, execution_id)
             if row is None:
                 raise UnknownExecutionError(execution_id, self.name)
-            allowed = ["completed", "error", "rejected", "rolled_back"]
+            allowed = list(ROLLBACK_STATUSES)
             if row.status not in allowed:
                 raise InvalidStateError(execution_id, row.status, "roll back", allowed)
             journal = self.store.entries(conn, self.name, execution_id)
             # Reverted by an earlier rollback that stopped before recording the status (a crash).
             earlier = any(e.state == "reverted" for e in journal) and row.status != "rolled_back"
             for e in reversed(journal):
-                if e.state != "applied" or e.connector == STEP_CONNECTOR:
-                    continue
-                method = catalog.get(e.connector, e.method)
-                if method is None or method.tool.revert is None:
+                revert = revert_for(catalog, e.connector, e.method, e.state)
+                if revert is None:
                     continue
                 # Claimed before the revert runs, so two hosts never revert one call; the note stays
                 # only if this host stops before the revert returns: that outcome is unknown, and
@@ -466,7 +463,7 @@ class CodemodeRuntime:
                     continue  # another host reverted it
                 ctx = ExecutionContext(execution_id, e.seq, e.connector, e.method)
                 try:
-                    await _invoke(method.tool.revert, codec.loads(e.args),
+                    await _invoke(revert, codec.loads(e.args),
                                   codec.loads(e.result) if e.result is not None else None, ctx)
                     reverted += 1
                     self.store.set_entry(conn, self.name, execution_id, e.seq, ["reverted"], "reverted", error=None)

@@ -25,6 +25,7 @@ from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, ToolLogEntry
 
 if TYPE_CHECKING:
     from codemode_kernel.catalog import Catalog
+    from codemode_kernel.connectors.base import RevertFn
     from codemode_kernel.runtime import CodemodeRuntime
 
 #: The statuses ``last`` may name, per purpose; a purpose not listed takes any status.
@@ -71,20 +72,24 @@ async def resolve_execution(runtime: CodemodeRuntime, token: str, purpose: str |
     raise UnknownExecutionError(token, runtime.name)
 
 
+def revert_for(catalog: Catalog, connector: str, method: str, entry_state: str) -> RevertFn | None:
+    """The revert a rollback runs for one journal entry, or ``None``.
+
+    ``None`` for a call that is not ``applied``, a step, a method without a revert, and a
+    connector that is no longer configured (or unavailable): rollback skips those.
+    """
+    if entry_state != "applied" or connector == STEP_CONNECTOR:
+        return None
+    found = catalog.get(connector, method)
+    return found.tool.revert if found is not None else None
+
+
 def revertible_calls(state: ExecutionState, catalog: Catalog) -> list[ToolLogEntry]:
     """The calls a rollback of ``state`` would revert, newest first; empty when it cannot be rolled back.
 
     Applied connector calls (not steps) of a finished execution whose method is configured
-    and has a revert; a call whose connector is gone or unavailable is skipped, as the
-    runtime skips it.
+    and has a revert (:func:`revert_for`), as :meth:`CodemodeRuntime.rollback` walks them.
     """
     if state.status not in ROLLBACK_STATUSES:
         return []
-    calls = []
-    for entry in reversed(state.log):
-        if entry.state != "applied" or entry.connector == STEP_CONNECTOR:
-            continue
-        method = catalog.get(entry.connector, entry.method)
-        if method is not None and method.tool.revert is not None:
-            calls.append(entry)
-    return calls
+    return [e for e in reversed(state.log) if revert_for(catalog, e.connector, e.method, e.state) is not None]
