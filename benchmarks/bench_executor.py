@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from figures import Figure, emit, progress
+from figures import Figure, emit, plain_exec_ms, progress
 
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
 from codemode_kernel.executor.launcher import ZygoteLauncher, zygote_supported
@@ -128,16 +128,6 @@ def bench_start(repeats: int, n: int) -> list[Figure]:
         finally:
             launcher.close()
     return figures
-
-
-def plain_exec_ms(code: str, n: int = 2000) -> float:
-    """Median ms to compile and exec ``code`` in this process (no sandbox, no process)."""
-    samples = []
-    for _ in range(n):
-        t = time.perf_counter()
-        exec(compile(code, "<plain>", "exec"), {})
-        samples.append(time.perf_counter() - t)
-    return statistics.median(samples) * 1e3
 
 
 async def pass_latency(gap: float, passes: int, warm: int) -> float:

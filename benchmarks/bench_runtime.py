@@ -20,7 +20,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from figures import Figure, emit, progress
+from figures import Figure, emit, plain_exec_ms, progress
 
 from codemode_kernel import CodemodeRuntime, InProcessExecutor, ToolSetConnector
 
@@ -115,15 +115,6 @@ async def replay_us(tmp: Path, kind: str, reads: int) -> float:
         await rt.approve(small["execution_id"])
         base = time.perf_counter() - s0
     return (elapsed - base) / reads * 1e6
-
-
-def plain_exec_ms(code: str, n: int = 2000) -> float:
-    samples = []
-    for _ in range(n):
-        t = time.perf_counter()
-        exec(compile(code, "<plain>", "exec"), {})
-        samples.append(time.perf_counter() - t)
-    return statistics.median(samples) * 1e3
 
 
 async def pass_ms(tmp: Path, kind: str, gap: float, passes: int) -> float:

@@ -11,6 +11,7 @@ import json
 import os
 import statistics
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -71,6 +72,16 @@ def fmt(value: float, unit: str) -> str:
 def median_of(fn: Callable[[], float], repeats: int) -> list[float]:
     """``fn()`` ``repeats`` times (each call returns one sample, itself usually a median)."""
     return [fn() for _ in range(repeats)]
+
+
+def plain_exec_ms(code: str, n: int = 2000) -> float:
+    """Median ms to compile and exec ``code`` in this process (no sandbox, no process)."""
+    samples = []
+    for _ in range(n):
+        t = time.perf_counter()
+        exec(compile(code, "<plain>", "exec"), {})
+        samples.append(time.perf_counter() - t)
+    return statistics.median(samples) * 1e3
 
 
 def progress(text: str) -> None:
