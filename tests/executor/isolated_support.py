@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
+import textwrap
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
+
+from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
 
 Reply = dict[str, Any]
 
@@ -82,3 +87,29 @@ def worker_children() -> list[int]:
         return False
 
     return sorted(pid for pid in ours if descends(pid))
+
+
+# A tampered worker: a real process that speaks the pipe protocol as a broken-out worker could.
+TAMPERED_PRELUDE = '''
+import json, os, sys, time
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+def send(data):
+    out.write(data if isinstance(data, bytes) else (json.dumps(data) + "\\n").encode())
+    out.flush()
+def recv():
+    return inp.readline()
+recv()  # config
+send({"op": "ready", "pid": os.getpid(), "isolation": {"pid": os.getpid()}})
+recv()  # run
+'''
+
+
+def tampered_executor(folder: Path, body: str, limits: Limits | None = None) -> SubprocessExecutor:
+    """An executor whose worker runs ``body`` after the protocol's greeting (``python=`` is a wrapper)."""
+    n = len(list(folder.glob("evil*.py")))
+    script = folder / f"evil{n}.py"
+    script.write_text(TAMPERED_PRELUDE + textwrap.dedent(body))
+    wrapper = folder / f"python{n}"
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -I -S {script}\n")
+    wrapper.chmod(0o755)
+    return SubprocessExecutor(limits, python=str(wrapper), warm=0)

@@ -7,32 +7,18 @@ Each case replaces the worker with a real process that speaks the pipe protocol 
 from __future__ import annotations
 
 import asyncio
-import sys
-import textwrap
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
 
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
-from tests.executor.isolated_support import RecordingHost
+from tests.executor.isolated_support import RecordingHost, tampered_executor
 
 pytestmark = pytest.mark.anyio
 
 SHOP = {"shop": ["get"]}
 
-PRELUDE = '''
-import json, os, sys, time
-inp, out = sys.stdin.buffer, sys.stdout.buffer
-def send(data):
-    out.write(data if isinstance(data, bytes) else (json.dumps(data) + "\\n").encode())
-    out.flush()
-def recv():
-    return inp.readline()
-recv()  # config
-send({"op": "ready", "pid": os.getpid(), "isolation": {"pid": os.getpid()}})
-recv()  # run
-'''
 
 Factory = Callable[..., SubprocessExecutor]
 
@@ -42,12 +28,7 @@ async def tampered(tmp_path: Path) -> AsyncIterator[Factory]:
     made: list[SubprocessExecutor] = []
 
     def make(body: str, limits: Limits | None = None) -> SubprocessExecutor:
-        script = tmp_path / f"evil{len(made)}.py"
-        script.write_text(PRELUDE + textwrap.dedent(body))
-        wrapper = tmp_path / f"python{len(made)}"
-        wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -I -S {script}\n")
-        wrapper.chmod(0o755)
-        ex = SubprocessExecutor(limits, python=str(wrapper), warm=0)
+        ex = tampered_executor(tmp_path, body, limits)
         made.append(ex)
         return ex
 

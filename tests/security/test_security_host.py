@@ -18,8 +18,6 @@ worker could send the input:
 from __future__ import annotations
 
 import http.server
-import sys
-import textwrap
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import date, datetime
@@ -32,7 +30,7 @@ from codemode_kernel import CodemodeRuntime, Connector, ExecutionContext, InProc
 from codemode_kernel.executor.inprocess import InProcessLimits
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
 from tests.conftest import EXECUTOR_KINDS
-from tests.executor.isolated_support import RecordingHost
+from tests.executor.isolated_support import RecordingHost, tampered_executor
 
 pytestmark = pytest.mark.anyio
 
@@ -160,18 +158,6 @@ async def test_a_host_handler_exception_wins_over_the_sandboxes_done(kind: str) 
     assert "handler bug" in out.error.message
 
 
-PRELUDE = '''
-import json, os, sys, time
-inp, out = sys.stdin.buffer, sys.stdout.buffer
-def send(data):
-    out.write(data if isinstance(data, bytes) else (json.dumps(data) + "\\n").encode())
-    out.flush()
-def recv():
-    return inp.readline()
-recv()  # config
-send({"op": "ready", "pid": os.getpid(), "isolation": {"pid": os.getpid()}})
-recv()  # run
-'''
 
 
 @pytest.fixture
@@ -180,12 +166,7 @@ def tampered(tmp_path: Path) -> Iterator[Callable[..., SubprocessExecutor]]:
     made: list[SubprocessExecutor] = []
 
     def make(body: str, limits: Limits | None = None) -> SubprocessExecutor:
-        script = tmp_path / f"evil{len(made)}.py"
-        script.write_text(PRELUDE + textwrap.dedent(body))
-        wrapper = tmp_path / f"python{len(made)}"
-        wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -I -S {script}\n")
-        wrapper.chmod(0o755)
-        ex = SubprocessExecutor(limits, python=str(wrapper), warm=0)
+        ex = tampered_executor(tmp_path, body, limits)
         made.append(ex)
         return ex
 
