@@ -28,8 +28,9 @@ from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, Method
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.errors import ReplayDivergence, ValueTooLarge
-from codemode_kernel.journal import EntryRow, JournalStore, StoreConnection
+from codemode_kernel.journal import EntryRow
 from codemode_kernel.models import STEP_CONNECTOR
+from codemode_kernel.runtime_journal import RuntimeJournal
 
 Reply = dict[str, Any]
 log = logging.getLogger(__name__)
@@ -105,18 +106,14 @@ class PassHandler:
     def __init__(
         self,
         *,
-        store: JournalStore,
-        conn: StoreConnection,
-        runtime_name: str,
+        journal: RuntimeJournal,
         catalog: Catalog,
         state: PassState,
         search: Callable[..., Any],
         describe: Callable[..., Any],
         snippet: Callable[[str, Any], Reply],
     ) -> None:
-        self.store = store
-        self.conn = conn
-        self.runtime = runtime_name
+        self.journal = journal
         self.catalog = catalog
         self.state = state
         self._search = search
@@ -261,7 +258,7 @@ class PassHandler:
                 if state.approved_seq != seq:
                     state.paused_seq = seq
                     return {"abort": state.end_message()}
-                if not self.store.set_entry(self.conn, self.runtime, state.execution_id, seq, ["pending"],
+                if not self.journal.set_entry(state.execution_id, seq, ["pending"],
                                             "executing", pass_number=state.pass_number):
                     return self.fail("InvalidStateError",
                                      f"call #{seq} ({method.path}) was already taken by another approval")
@@ -281,8 +278,7 @@ class PassHandler:
 
     def _insert(self, seq: int, method: Method, canonical: str, entry_state: str) -> None:
         state = self.state
-        ok = self.store.insert_entry(
-            self.conn, self.runtime, state.execution_id, seq, method.connector, method.name, canonical, entry_state,
+        ok = self.journal.insert_entry(state.execution_id, seq, method.connector, method.name, canonical, entry_state,
             requires_approval=method.tool.requires_approval, ephemeral=method.tool.replay == "reexecute",
             pass_number=state.pass_number)
         if not ok:
@@ -302,23 +298,23 @@ class PassHandler:
             error = {"type": type(exc).__name__, "message": str(exc)}
             if record:
                 text = f"{error['type']}: {error['message']}"
-                self.store.finish_entry(self.conn, self.runtime, state.execution_id, seq, "error", error=text)
+                self.journal.finish_entry(state.execution_id, seq, "error", error=text)
                 self._remember(seq, "error", None, text)
             return {"raise": error}
         try:
             encoded = codec.encode(result, f"the result of {method.path}")
         except codec.EncodeError as exc:
             if record:
-                self.store.finish_entry(self.conn, self.runtime, state.execution_id, seq, "error",
+                self.journal.finish_entry(state.execution_id, seq, "error",
                                         error=f"CodecError: {exc}")
             return self.fail("CodecError", str(exc))
         if record:
             stored = None if ephemeral else codec.dumps_encoded(encoded)
             if stored is not None and len(stored) > codec.MAX_VALUE_CHARS:
-                self.store.finish_entry(self.conn, self.runtime, state.execution_id, seq, "error",
+                self.journal.finish_entry(state.execution_id, seq, "error",
                                         error="ValueTooLarge: result not stored")
                 raise ValueTooLarge(f"The result of {method.path}", len(stored), codec.MAX_VALUE_CHARS)
-            self.store.finish_entry(self.conn, self.runtime, state.execution_id, seq, "applied", result=stored)
+            self.journal.finish_entry(state.execution_id, seq, "applied", result=stored)
             self._remember(seq, "applied", stored, None)
         return {"value": encoded}
 
@@ -366,7 +362,7 @@ class PassHandler:
             codec.decode(encoded, where)  # stored for replay: it must decode on every later pass
         except codec.DecodeError as exc:
             return self.fail("CodecError", str(exc))
-        if not self.store.insert_entry(self.conn, self.runtime, state.execution_id, seq, STEP_CONNECTOR, name,
+        if not self.journal.insert_entry(state.execution_id, seq, STEP_CONNECTOR, name,
                                        "null", "applied", requires_approval=False, ephemeral=False,
                                        pass_number=state.pass_number, result=text):
             raise ReplayDivergence(seq, "an entry written by another host", f"codemode.step({name!r})")

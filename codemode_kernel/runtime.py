@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-import jsonschema
-
 from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, check_connector_names
 from codemode_kernel.connectors.base import Connector, ExecutionContext
@@ -40,7 +38,7 @@ from codemode_kernel.errors import (
 )
 from codemode_kernel.executor.base import ExecuteResult, Executor, OutputCallback, SandboxError
 from codemode_kernel.executor.language import LANGUAGE_RULES
-from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, SnippetRow, StoreConnection, now_ms
+from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, SnippetRow, now_ms
 from codemode_kernel.models import (
     TERMINAL_STATUSES,
     DescribeOutput,
@@ -51,8 +49,9 @@ from codemode_kernel.models import (
     ToolLogEntry,
 )
 from codemode_kernel.passes import PassHandler, PassState, _invoke, local_replay_plan
+from codemode_kernel.runtime_journal import RuntimeJournal, open_journal
 from codemode_kernel.selection import ROLLBACK_STATUSES, revert_for
-from codemode_kernel.validation import InputValidator
+from codemode_kernel.validation import InputValidator, schema_problem
 
 log = logging.getLogger(__name__)
 
@@ -201,12 +200,12 @@ class CodemodeRuntime:
                 problem = ("ValueTooLarge", f"the carried-over variables are {size:,} characters; the limit "
                            f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")
         try:
-            with self.store.session() as conn:
-                self._prune(conn, self.max_executions)  # before the insert: the new execution is never a victim
-                self.store.insert_execution(conn, self.name, execution_id, code, sorted(catalog.methods),
+            with open_journal(self.store, self.name) as j:
+                self._prune(j, self.max_executions)  # before the insert: the new execution is never a victim
+                j.insert_execution(execution_id, code, sorted(catalog.methods),
                                             encoded_inputs, {"capture_variables": capture_variables})
                 if problem is not None:
-                    self.store.transition(conn, self.name, execution_id, ["running"], "error",
+                    j.transition(execution_id, ["running"], "error",
                                           error=problem[1], error_type=problem[0])
                     await self._hooks(execution_id, "error", terminal=True)
                     return _error_output(execution_id, problem[0], problem[1])
@@ -214,7 +213,7 @@ class CodemodeRuntime:
                 row = ExecutionRow(self.name, execution_id, code, "running", None, None, None, None, [],
                                    sorted(catalog.methods), encoded_inputs, {"capture_variables": capture_variables},
                                    0, t, t)
-                return await self._pass(conn, row, catalog, None, on_output)
+                return await self._pass(j, row, catalog, None, on_output)
         except StoreError as exc:  # the journal failed (locked, full, …): data, like every other failure
             return _error_output(execution_id, "StoreError", str(exc))
 
@@ -232,8 +231,8 @@ class CodemodeRuntime:
 
     async def _approve(self, catalog: Catalog, execution_id: str, on_output: OutputCallback | None
                        ) -> dict[str, Any]:
-        with self.store.session() as conn:
-            row = self.store.get_execution(conn, self.name, execution_id)
+        with open_journal(self.store, self.name) as j:
+            row = j.get_execution(execution_id)
             if row is None:
                 return _refused(execution_id, "UnknownExecutionError",
                                 str(UnknownExecutionError(execution_id, self.name)))
@@ -245,31 +244,31 @@ class CodemodeRuntime:
                 return _refused(execution_id, "ConfigurationError", (
                     f"execution {execution_id!r} used connector(s) {missing} that are not configured now; "
                     "configure them again, then approve"))
-            pending = [e for e in self.store.entries(conn, self.name, execution_id) if e.state == "pending"]
-            if not self.store.transition(conn, self.name, execution_id, ["paused"], "running"):
-                current = self.store.get_execution(conn, self.name, execution_id)
+            pending = [e for e in j.entries(execution_id) if e.state == "pending"]
+            if not j.transition(execution_id, ["paused"], "running"):
+                current = j.get_execution(execution_id)
                 status = current.status if current else "deleted"
                 return _refused(execution_id, "InvalidStateError",
                                 str(InvalidStateError(execution_id, status, "approve", ["paused"])))
-            row = self.store.get_execution(conn, self.name, execution_id)
+            row = j.get_execution(execution_id)
             assert row is not None
             approved_seq = pending[0].seq if pending else None
-            return await self._pass(conn, row, catalog, approved_seq, on_output)
+            return await self._pass(j, row, catalog, approved_seq, on_output)
 
-    async def _pass(self, conn: StoreConnection, row: ExecutionRow, catalog: Catalog, approved_seq: int | None,
+    async def _pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, approved_seq: int | None,
                     on_output: OutputCallback | None) -> dict[str, Any]:
         execution_id = row.id
         pass_number = row.passes + 1
-        self.store.begin_pass(conn, self.name, execution_id, pass_number)
+        j.begin_pass(execution_id, pass_number)
         # The journal is read once per pass (a new execution has none).
-        journal = {e.seq: e for e in self.store.entries(conn, self.name, execution_id)} if row.passes else {}
+        journal = {e.seq: e for e in j.entries(execution_id)} if row.passes else {}
         plan = local_replay_plan(journal)
         state = PassState(execution_id, pass_number, journal, approved_seq=approved_seq, local_plan=len(plan))
         handler = PassHandler(
-            store=self.store, conn=conn, runtime_name=self.name, catalog=catalog, state=state,
-            search=lambda q, **o: self._search(catalog, conn, q, **o).to_dict(),
-            describe=lambda t, **o: self._describe(catalog, conn, t, **o).to_dict(),
-            snippet=lambda n, i: self._snippet_request(catalog, conn, n, i),
+            journal=j, catalog=catalog, state=state,
+            search=lambda q, **o: self._search(catalog, j, q, **o).to_dict(),
+            describe=lambda t, **o: self._describe(catalog, j, t, **o).to_dict(),
+            snippet=lambda n, i: self._snippet_request(catalog, j, n, i),
         )
         self._active.add(execution_id)
         try:
@@ -284,21 +283,21 @@ class CodemodeRuntime:
         finally:
             self._active.discard(execution_id)
         try:
-            return await self._end_pass(conn, row, catalog, state, result)
+            return await self._end_pass(j, row, catalog, state, result)
         except Exception as exc:
             # Whatever the sandbox reported, a pass the host could not finish is an error, not a
             # `running` execution and not an exception out of execute() (issue 10, item 2).
             log.warning("ending the pass of %s failed", execution_id, exc_info=True)
             text = f"HostError: the host could not finish the pass ({type(exc).__name__}: {_clip(str(exc))})"
             try:
-                self.store.transition(conn, self.name, execution_id, ["running"], "error", error=text,
+                j.transition(execution_id, ["running"], "error", error=text,
                                       error_type="HostError", logs=list(result.logs))
             except Exception:  # the store itself failed: expire_paused() reclaims the execution later
                 log.warning("could not record the failed pass of %s", execution_id, exc_info=True)
             await self._hooks(execution_id, "error", terminal=True)
             return _error_output(execution_id, "HostError", text, result.logs)
 
-    async def _end_pass(self, conn: StoreConnection, row: ExecutionRow, catalog: Catalog, state: PassState,
+    async def _end_pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, state: PassState,
                         result: ExecuteResult) -> dict[str, Any]:
         """Record the outcome of a pass the host decided (its own state first, the sandbox's report second)."""
         execution_id = row.id
@@ -317,8 +316,8 @@ class CodemodeRuntime:
                     f"the sandbox reported a malformed result ({exc}); a sandbox that works never does, so the "
                     "pass was stopped")), logs=result.logs)
         if state.paused_seq is not None:
-            if not self.store.transition(conn, self.name, execution_id, ["running"], "paused", logs=logs):
-                return await self._superseded(conn, execution_id, state, logs)
+            if not j.transition(execution_id, ["running"], "paused", logs=logs):
+                return await self._superseded(j, execution_id, state, logs)
             await self._hooks(execution_id, "paused", terminal=False)
             entry = state.journal[state.paused_seq]
             return {"status": "paused", "execution_id": execution_id, "pending": [
@@ -331,14 +330,14 @@ class CodemodeRuntime:
             message = _clip(message, MAX_ERROR_CHARS)  # the sandbox's text: bounded before it is stored
         else:
             error_type = None
-        self._abandon_pending(conn, execution_id, state)
+        self._abandon_pending(j, execution_id, state)
         if error_type is not None:
             text = f"{error_type}: {message}" + (f" (line {lineno})" if lineno else "")
             if catalog.unavailable:  # the reasons themselves are for the author (%connectors), not the model
                 text += " " + unavailable_note(catalog.unavailable, self._connectors)
-            if not self.store.transition(conn, self.name, execution_id, ["running"], "error", error=text,
+            if not j.transition(execution_id, ["running"], "error", error=text,
                                          error_type=error_type, logs=logs):
-                return await self._superseded(conn, execution_id, state, logs)
+                return await self._superseded(j, execution_id, state, logs)
             await self._hooks(execution_id, "error", terminal=True)
             out = _error_output(execution_id, error_type, text, logs)
             if lineno:
@@ -362,9 +361,9 @@ class CodemodeRuntime:
                 log.warning("transform_result failed (%s: %s); returning the raw result of %s",
                             type(exc).__name__, _clip(str(exc)), execution_id)
                 shown = value
-        if not self.store.transition(conn, self.name, execution_id, ["running"], "completed", result=stored,
+        if not j.transition(execution_id, ["running"], "completed", result=stored,
                                      result_note=note, logs=logs):
-            return await self._superseded(conn, execution_id, state, logs)
+            return await self._superseded(j, execution_id, state, logs)
         await self._hooks(execution_id, "completed", terminal=True)
         done: dict[str, Any] = {"status": "completed", "execution_id": execution_id, "result": shown}
         if logs:
@@ -373,15 +372,15 @@ class CodemodeRuntime:
             done["variables"] = result.variables
         return done
 
-    async def _superseded(self, conn: StoreConnection, execution_id: str, state: PassState,
+    async def _superseded(self, j: RuntimeJournal, execution_id: str, state: PassState,
                           logs: Sequence[str]) -> dict[str, Any]:
         """The pass ended but the execution no longer ran: another host ended it meanwhile (e.g.
         ``expire_paused`` took it for a crashed host's). The stored state stands and is what the
         caller hears, never this pass's ``completed`` (issue 14, defect 3)."""
-        current = self.store.get_execution(conn, self.name, execution_id)
+        current = j.get_execution(execution_id)
         for seq, entry in state.journal.items():  # a pause this pass recorded waits for nothing now
             if entry.state == "pending":
-                self.store.set_entry(conn, self.name, execution_id, seq, ["pending"], "error", error="Superseded")
+                j.set_entry(execution_id, seq, ["pending"], "error", error="Superseded")
         status = current.status if current is not None else "deleted"
         why = f" ({_clip(current.error)})" if current is not None and current.error else ""
         text = (f"execution {execution_id!r} was ended as {status!r} by another host while this pass ran{why}; "
@@ -391,10 +390,10 @@ class CodemodeRuntime:
         error_type = current.error_type if current is not None and current.error_type else "InvalidStateError"
         return _error_output(execution_id, error_type, text, logs)
 
-    def _abandon_pending(self, conn: StoreConnection, execution_id: str, state: PassState) -> None:
+    def _abandon_pending(self, j: RuntimeJournal, execution_id: str, state: PassState) -> None:
         for seq, entry in state.journal.items():
             if entry.state == "pending":
-                self.store.set_entry(conn, self.name, execution_id, seq, ["pending"], "error",
+                j.set_entry(execution_id, seq, ["pending"], "error",
                                      error="NotReached: the approved pass did not reach this call")
 
     async def _hooks(self, execution_id: str, status: str, *, terminal: bool) -> None:
@@ -421,18 +420,18 @@ class CodemodeRuntime:
 
     async def reject(self, execution_id: str, seq: int | None = None) -> bool:
         """Reject the pending call of a paused execution; the execution ends ``rejected``."""
-        with self.store.session() as conn:
-            row = self.store.get_execution(conn, self.name, execution_id)
+        with open_journal(self.store, self.name) as j:
+            row = j.get_execution(execution_id)
             if row is None or row.status != "paused":
                 return False
-            pending = [e for e in self.store.entries(conn, self.name, execution_id) if e.state == "pending"]
+            pending = [e for e in j.entries(execution_id) if e.state == "pending"]
             if seq is not None and all(e.seq != seq for e in pending):
                 return False
-            if not self.store.transition(conn, self.name, execution_id, ["paused"], "rejected",
+            if not j.transition(execution_id, ["paused"], "rejected",
                                          error="rejected", error_type="Rejected"):
                 return False
             for e in pending:
-                self.store.set_entry(conn, self.name, execution_id, e.seq, ["pending"], "error", error="Rejected")
+                j.set_entry(execution_id, e.seq, ["pending"], "error", error="Rejected")
         await self._hooks(execution_id, "rejected", terminal=True)
         return True
 
@@ -441,14 +440,14 @@ class CodemodeRuntime:
         catalog = await self.catalog()
         failures: list[str] = []
         reverted = 0
-        with self.store.session() as conn:
-            row = self.store.get_execution(conn, self.name, execution_id)
+        with open_journal(self.store, self.name) as j:
+            row = j.get_execution(execution_id)
             if row is None:
                 raise UnknownExecutionError(execution_id, self.name)
             allowed = list(ROLLBACK_STATUSES)
             if row.status not in allowed:
                 raise InvalidStateError(execution_id, row.status, "roll back", allowed)
-            journal = self.store.entries(conn, self.name, execution_id)
+            journal = j.entries(execution_id)
             # Reverted by an earlier rollback that stopped before recording the status (a crash).
             earlier = any(e.state == "reverted" for e in journal) and row.status != "rolled_back"
             for e in reversed(journal):
@@ -458,7 +457,7 @@ class CodemodeRuntime:
                 # Claimed before the revert runs, so two hosts never revert one call; the note stays
                 # only if this host stops before the revert returns: that outcome is unknown, and
                 # (like an 'executing' call) the revert is not run again (issue 14).
-                if not self.store.set_entry(conn, self.name, execution_id, e.seq, ["applied"], "reverted",
+                if not j.set_entry(execution_id, e.seq, ["applied"], "reverted",
                                             error=REVERT_UNKNOWN):
                     continue  # another host reverted it
                 ctx = ExecutionContext(execution_id, e.seq, e.connector, e.method)
@@ -466,13 +465,13 @@ class CodemodeRuntime:
                     await _invoke(revert, codec.loads(e.args),
                                   codec.loads(e.result) if e.result is not None else None, ctx)
                     reverted += 1
-                    self.store.set_entry(conn, self.name, execution_id, e.seq, ["reverted"], "reverted", error=None)
+                    j.set_entry(execution_id, e.seq, ["reverted"], "reverted", error=None)
                 except Exception as exc:
-                    self.store.set_entry(conn, self.name, execution_id, e.seq, ["reverted"], "applied", error=None)
+                    j.set_entry(execution_id, e.seq, ["reverted"], "applied", error=None)
                     failures.append(f"#{e.seq} {e.connector}.{e.method}: {type(exc).__name__}: {exc}")
             finished = bool(reverted or earlier)
             if finished:
-                self.store.transition(conn, self.name, execution_id, allowed, "rolled_back")
+                j.transition(execution_id, allowed, "rolled_back")
         if finished:
             await self._hooks(execution_id, "rolled_back", terminal=True)
         if failures:
@@ -482,18 +481,18 @@ class CodemodeRuntime:
         """Reject stale paused executions and fail stale running ones; return their ids."""
         cutoff = now_ms() - int(max_age.total_seconds() * 1000)
         expired: list[tuple[str, str]] = []
-        with self.store.session() as conn:
-            for eid in self.store.stale(conn, self.name, "paused", cutoff):
-                if self.store.transition(conn, self.name, eid, ["paused"], "rejected",
+        with open_journal(self.store, self.name) as j:
+            for eid in j.stale("paused", cutoff):
+                if j.transition(eid, ["paused"], "rejected",
                                          error="expired while waiting for approval", error_type="Expired"):
-                    for e in self.store.entries(conn, self.name, eid):
+                    for e in j.entries(eid):
                         if e.state == "pending":
-                            self.store.set_entry(conn, self.name, eid, e.seq, ["pending"], "error", error="Expired")
+                            j.set_entry(eid, e.seq, ["pending"], "error", error="Expired")
                     expired.append((eid, "rejected"))
-            for eid in self.store.stale(conn, self.name, "running", cutoff):
+            for eid in j.stale("running", cutoff):
                 if eid in self._active:
                     continue
-                if self.store.transition(conn, self.name, eid, ["running"], "error",
+                if j.transition(eid, ["running"], "error",
                                          error="the host stopped during a pass (stale running execution)",
                                          error_type="Expired"):
                     expired.append((eid, "error"))
@@ -505,33 +504,33 @@ class CodemodeRuntime:
 
     async def pending(self, execution_id: str | None = None) -> list[PendingAction]:
         """Calls waiting for approval (of one execution, or of every paused execution)."""
-        with self.store.session() as conn:
+        with open_journal(self.store, self.name) as j:
             if execution_id is not None:
-                row = self.store.get_execution(conn, self.name, execution_id)
+                row = j.get_execution(execution_id)
                 rows = [row] if row is not None and row.status == "paused" else []
             else:
-                rows = self.store.list_executions(conn, self.name, statuses=["paused"])
+                rows = j.list_executions(statuses=["paused"])
             out = []
             for r in rows:
-                for e in self.store.entries(conn, self.name, r.id):
+                for e in j.entries(r.id):
                     if e.state == "pending":
                         out.append(PendingAction(r.id, e.seq, e.connector, e.method, codec.loads(e.args)))
         return out
 
     async def executions(self, limit: int | None = None) -> list[ExecutionState]:
         """Executions of this runtime, newest first."""
-        with self.store.session() as conn:
-            return [self._state(conn, r) for r in self.store.list_executions(conn, self.name, limit)]
+        with open_journal(self.store, self.name) as j:
+            return [self._state(j, r) for r in j.list_executions(limit)]
 
     async def execution(self, execution_id: str) -> ExecutionState | None:
-        with self.store.session() as conn:
-            row = self.store.get_execution(conn, self.name, execution_id)
-            return self._state(conn, row) if row is not None else None
+        with open_journal(self.store, self.name) as j:
+            row = j.get_execution(execution_id)
+            return self._state(j, row) if row is not None else None
 
-    def _state(self, conn: StoreConnection, row: ExecutionRow) -> ExecutionState:
+    def _state(self, j: RuntimeJournal, row: ExecutionRow) -> ExecutionState:
         return ExecutionState(
             id=row.id, code=row.code, status=row.status,  # type: ignore[arg-type]
-            log=[_entry(e) for e in self.store.entries(conn, self.name, row.id)],
+            log=[_entry(e) for e in j.entries(row.id)],
             result=codec.loads(row.result) if row.result is not None else row.result_note,
             error=row.error, error_type=row.error_type, logs=row.logs, connectors=row.connectors,
             created_at=row.created_at, updated_at=row.updated_at, passes=row.passes, runtime=self.name)
@@ -540,24 +539,24 @@ class CodemodeRuntime:
 
     async def delete_execution(self, execution_id: str) -> bool:
         """Delete an execution and its journal; a non-terminal one is disposed first."""
-        with self.store.session() as conn:
-            row = self.store.get_execution(conn, self.name, execution_id)
+        with open_journal(self.store, self.name) as j:
+            row = j.get_execution(execution_id)
             if row is None:
                 return False
             if row.status not in TERMINAL_STATUSES:
                 if row.id in self._active:
                     self.interrupt()
                 await self._dispose(execution_id, "rejected" if row.status == "paused" else "error")
-            return self.store.delete_execution(conn, self.name, execution_id)
+            return j.delete_execution(execution_id)
 
     async def prune_executions(self, keep: int = 50) -> int:
         """Delete terminal executions beyond the newest ``keep``; return how many."""
-        with self.store.session() as conn:
-            return self._prune(conn, keep)
+        with open_journal(self.store, self.name) as j:
+            return self._prune(j, keep)
 
-    def _prune(self, conn: StoreConnection, keep: int) -> int:
-        victims = self.store.terminal_beyond(conn, self.name, keep, sorted(TERMINAL_STATUSES))
-        return sum(1 for eid in victims if self.store.delete_execution(conn, self.name, eid))
+    def _prune(self, j: RuntimeJournal, keep: int) -> int:
+        victims = j.terminal_beyond(keep, sorted(TERMINAL_STATUSES))
+        return sum(1 for eid in victims if j.delete_execution(eid))
 
     # -- snippets -----------------------------------------------------------------------------
 
@@ -568,13 +567,11 @@ class CodemodeRuntime:
             raise SnippetError(f"invalid snippet name {name!r}: use letters, digits, '_', '-' or '.', "
                                "starting with a letter (at most 128 characters)")
         if input_schema is not None:
-            try:
-                jsonschema.validators.validator_for(input_schema).check_schema(input_schema)
-            except jsonschema.SchemaError as exc:
-                raise SnippetError(
-                    f"input_schema of snippet {name!r} is not a valid JSON Schema: {exc.message}") from exc
-        with self.store.session() as conn:
-            row = self.store.get_execution(conn, self.name, execution_id)
+            problem = schema_problem(input_schema)
+            if problem is not None:
+                raise SnippetError(f"input_schema of snippet {name!r} is not a valid JSON Schema: {problem}")
+        with open_journal(self.store, self.name) as j:
+            row = j.get_execution(execution_id)
             if row is None:
                 raise UnknownExecutionError(execution_id, self.name)
             if row.status not in ("completed", "rolled_back"):
@@ -582,25 +579,25 @@ class CodemodeRuntime:
             snippet = SnippetRow(name, description or "", row.code,
                                  json.dumps(input_schema) if input_schema is not None else None,
                                  list(row.connectors), execution_id, now_ms())
-            self.store.upsert_snippet(conn, self.name, snippet)
+            j.upsert_snippet(snippet)
         self._index = None
         return _snippet(snippet)
 
     async def snippets(self) -> list[Snippet]:
-        with self.store.session() as conn:
-            return [_snippet(s) for s in self.store.list_snippets(conn, self.name)]
+        with open_journal(self.store, self.name) as j:
+            return [_snippet(s) for s in j.list_snippets()]
 
     async def delete_snippet(self, name: str) -> bool:
-        with self.store.session() as conn:
-            ok = self.store.delete_snippet(conn, self.name, name)
+        with open_journal(self.store, self.name) as j:
+            ok = j.delete_snippet(name)
         self._index = None
         return ok
 
-    def _snippet_request(self, catalog: Catalog, conn: StoreConnection, name: str,
+    def _snippet_request(self, catalog: Catalog, j: RuntimeJournal, name: str,
                          encoded_input: Any) -> dict[str, Any]:
-        row = self.store.get_snippet(conn, self.name, name)
+        row = j.get_snippet(name)
         if row is None:
-            names = [s.name for s in self.store.list_snippets(conn, self.name)]
+            names = [s.name for s in j.list_snippets()]
             return {"value": {"error": f"no snippet named {_clip(name, 200)!r}; saved snippets: {names or 'none'}. "
                                        "Use codemode.search(...) to find one."}}
         missing = sorted(set(row.connectors) - set(catalog.methods))
@@ -626,15 +623,15 @@ class CodemodeRuntime:
         raises ``ValueError`` naming the configured ones.
         """
         catalog = await self.catalog()
-        with self.store.session() as conn:
-            return self._search(catalog, conn, query, limit=limit, connector=connector)
+        with open_journal(self.store, self.name) as j:
+            return self._search(catalog, j, query, limit=limit, connector=connector)
 
-    def _search(self, catalog: Catalog, conn: StoreConnection, query: str, *, limit: int | None = None,
+    def _search(self, catalog: Catalog, j: RuntimeJournal, query: str, *, limit: int | None = None,
                 connector: str | None = None) -> SearchOutput:
         problem = unknown_connector(catalog, connector) if connector is not None else None
         if problem:
             raise ValueError(problem)
-        snips = {s.name: s for s in self.store.list_snippets(conn, self.name)}
+        snips = {s.name: s for s in j.list_snippets()}
         keys = _keys(catalog, snips)
         if self._index is None or self._index_keys != keys:
             self._index = build_index(catalog, snips)
@@ -650,24 +647,24 @@ class CodemodeRuntime:
         ``LookupError`` with the nearest names (inside the sandbox it is answered as data).
         """
         catalog = await self.catalog()
-        with self.store.session() as conn:
-            out = self._describe(catalog, conn, target, page=page, full=full)
+        with open_journal(self.store, self.name) as j:
+            out = self._describe(catalog, j, target, page=page, full=full)
         if out.kind == "not_found":
             tail = not_found_message(target, out.suggestions, catalog)
             raise LookupError(f"nothing named {target.strip()!r}: {tail}")
         return out
 
-    def _describe(self, catalog: Catalog, conn: StoreConnection, target: str, *, page: int = 1,
+    def _describe(self, catalog: Catalog, j: RuntimeJournal, target: str, *, page: int = 1,
                   full: bool = False) -> DescribeOutput:
         def snippet(name: str) -> DescribeOutput | None:
-            row = self.store.get_snippet(conn, self.name, name)
+            row = j.get_snippet(name)
             if row is None:
                 return None
             return describe_snippet(row.name, row.description, row.code,
                                     json.loads(row.input_schema) if row.input_schema else None, row.connectors)
 
         def rank(words: str) -> list[str]:
-            return [r.path for r in self._search(catalog, conn, words, limit=3).results if r.kind == "method"]
+            return [r.path for r in self._search(catalog, j, words, limit=3).results if r.kind == "method"]
 
         return describe_target(catalog, str(target), snippet=snippet, rank=rank,
                                page=page if isinstance(page, int) and not isinstance(page, bool) else 1,

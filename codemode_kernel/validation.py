@@ -59,6 +59,15 @@ def _options() -> Any:
 _RE2_OPTIONS = _options()
 
 
+def schema_problem(schema: Any) -> str | None:
+    """Why ``schema`` is not a valid JSON Schema (for its own draft), or ``None`` when it is."""
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except SchemaError as exc:
+        return str(exc.message)
+    return None
+
+
 class InputValidator:
     """The compiled input schema of one method (``path`` names it in messages)."""
 

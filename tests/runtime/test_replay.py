@@ -170,12 +170,13 @@ async def test_recorded_prefix_is_replayed_inside_the_sandbox(make_runtime: Runt
 async def test_an_impossible_replay_position_fails_the_pass(make_runtime: RuntimeFactory) -> None:
     """A sandbox that claims to have replayed more than the journal allows is stopped by the host."""
     from codemode_kernel.passes import PassHandler, PassState
+    from codemode_kernel.runtime_journal import open_journal
 
     rt = make_runtime([Shop()])
     catalog = await rt.catalog()
-    with rt.store.session() as conn:
+    with open_journal(rt.store, rt.name) as journal:
         def handler(state: PassState) -> PassHandler:
-            return PassHandler(store=rt.store, conn=conn, runtime_name=rt.name, catalog=catalog, state=state,
+            return PassHandler(journal=journal, catalog=catalog, state=state,
                                search=str, describe=str, snippet=lambda n, i: {})
 
         too_far = handler(PassState("x", 2, {}, local_plan=1))
