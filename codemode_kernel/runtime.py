@@ -25,9 +25,10 @@ from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, check_connector_names
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.unavailable import unavailable_note
-from codemode_kernel.discovery.describe import describe_snippet, describe_target, not_found_message
-from codemode_kernel.discovery.results import build_index, clamp_limit, index_keys, search_output, unknown_connector
-from codemode_kernel.discovery.search import SearchIndex
+from codemode_kernel.discovery.describe import not_found_message
+from codemode_kernel.discovery.service import Discovery
+from codemode_kernel.discovery.tool_text import INPUT_SCHEMA as TOOL_INPUT_SCHEMA
+from codemode_kernel.discovery.tool_text import tool_description
 from codemode_kernel.errors import (
     ConfigurationError,
     InvalidStateError,
@@ -37,7 +38,6 @@ from codemode_kernel.errors import (
     UnknownExecutionError,
 )
 from codemode_kernel.executor.base import ExecuteResult, Executor, OutputCallback, SandboxError
-from codemode_kernel.executor.language import LANGUAGE_RULES
 from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, SnippetRow, now_ms
 from codemode_kernel.models import (
     TERMINAL_STATUSES,
@@ -129,8 +129,7 @@ class CodemodeRuntime:
         self.connector_hints: dict[str, str] = dict(connector_hints or {})
         self._catalog: Catalog | None = Catalog.resolve_sync(self._connectors)
         self._catalog_lock = asyncio.Lock()
-        self._index: SearchIndex | None = None
-        self._index_keys: list[str] = []
+        self._discovery = Discovery()
         self._active: set[str] = set()
         self._closed = False
 
@@ -163,7 +162,7 @@ class CodemodeRuntime:
             catalog = await Catalog.resolve(self._connectors)
             if not catalog.unavailable:
                 self._catalog = catalog
-            self._index = None
+            self._discovery.invalidate()
             return catalog
 
     # -- executing ---------------------------------------------------------------------------
@@ -580,7 +579,7 @@ class CodemodeRuntime:
                                  json.dumps(input_schema) if input_schema is not None else None,
                                  list(row.connectors), execution_id, now_ms())
             j.upsert_snippet(snippet)
-        self._index = None
+        self._discovery.invalidate()
         return _snippet(snippet)
 
     async def snippets(self) -> list[Snippet]:
@@ -590,7 +589,7 @@ class CodemodeRuntime:
     async def delete_snippet(self, name: str) -> bool:
         with open_journal(self.store, self.name) as j:
             ok = j.delete_snippet(name)
-        self._index = None
+        self._discovery.invalidate()
         return ok
 
     def _snippet_request(self, catalog: Catalog, j: RuntimeJournal, name: str,
@@ -628,15 +627,7 @@ class CodemodeRuntime:
 
     def _search(self, catalog: Catalog, j: RuntimeJournal, query: str, *, limit: int | None = None,
                 connector: str | None = None) -> SearchOutput:
-        problem = unknown_connector(catalog, connector) if connector is not None else None
-        if problem:
-            raise ValueError(problem)
-        snips = {s.name: s for s in j.list_snippets()}
-        keys = _keys(catalog, snips)
-        if self._index is None or self._index_keys != keys:
-            self._index = build_index(catalog, snips)
-            self._index_keys = keys
-        return search_output(self._index, catalog, snips, query, limit=clamp_limit(limit), connector=connector)
+        return self._discovery.search(catalog, j.list_snippets(), query, limit=limit, connector=connector)
 
     async def describe(self, target: str, *, page: int = 1, full: bool = False) -> DescribeOutput:
         """Python declarations for a connector, ``connector.method``, ``connector.method.arg``, a snippet
@@ -656,46 +647,16 @@ class CodemodeRuntime:
 
     def _describe(self, catalog: Catalog, j: RuntimeJournal, target: str, *, page: int = 1,
                   full: bool = False) -> DescribeOutput:
-        def snippet(name: str) -> DescribeOutput | None:
-            row = j.get_snippet(name)
-            if row is None:
-                return None
-            return describe_snippet(row.name, row.description, row.code,
-                                    json.loads(row.input_schema) if row.input_schema else None, row.connectors)
-
-        def rank(words: str) -> list[str]:
-            return [r.path for r in self._search(catalog, j, words, limit=3).results if r.kind == "method"]
-
-        return describe_target(catalog, str(target), snippet=snippet, rank=rank,
-                               page=page if isinstance(page, int) and not isinstance(page, bool) else 1,
-                               full=full is True)
+        return self._discovery.describe(catalog, target, snippet=j.get_snippet, snippets=j.list_snippets,
+                                        page=page, full=full)
 
     # -- the model-facing tool ----------------------------------------------------------------
 
     def tool(self, description: str | None = None, connector_hints: Mapping[str, str] | None = None) -> CodemodeTool:
         """The ``codemode`` tool for a model: its description lists connectors, never methods."""
         hints = {**self.connector_hints, **(connector_hints or {})}
-        lines = []
-        for name, c in sorted(self._connectors.items()):
-            hint = hints.get(name) or (c.instructions or "").strip().splitlines()[0:1]
-            text = hint if isinstance(hint, str) else (hint[0] if hint else "")
-            lines.append(f"- {name}" + (f": {text}" if text else ""))
-        head = description or ("Run a short Python program that combines tools. Each connector is a global "
-                               "object; call its methods with keyword arguments, e.g. conn.method(arg=value).")
-        text = "\n".join([
-            head, "", "Connectors:", *(lines or ["- (none)"]), "",
-            "Discover before you call: codemode.search('what you want') ranks methods; "
-            "codemode.describe('conn.method') gives its Python signature. codemode.step('name', fn) records a "
-            "nondeterministic value (time, random) so it is the same when the program is replayed; "
-            "codemode.run('snippet', input) runs a saved snippet.",
-            "Some calls need human approval: the program then pauses (status 'paused') and is re-run from the "
-            "top after approval, with earlier calls replayed from the journal, so keep it deterministic.",
-            "Language: " + LANGUAGE_RULES,
-        ])
-        schema = {"type": "object", "properties": {"code": {
-            "type": "string", "description": "Python source; the last expression is the result."}},
-            "required": ["code"], "additionalProperties": False}
-        return CodemodeTool("codemode", text, schema, self._tool_call)
+        text = tool_description(self._connectors, hints, description)
+        return CodemodeTool("codemode", text, dict(TOOL_INPUT_SCHEMA), self._tool_call)
 
     async def _tool_call(self, code: str) -> dict[str, Any]:
         """``execute`` for a model: the output as plain JSON (:func:`codec.to_json`; issue 14, defect 2)."""
@@ -726,10 +687,6 @@ class CodemodeRuntime:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-
-
-def _keys(catalog: Catalog, snips: Mapping[str, SnippetRow]) -> list[str]:
-    return index_keys(catalog, snips)
 
 
 def _error_output(execution_id: str, error_type: str, message: str, logs: Sequence[str] = ()) -> dict[str, Any]:

@@ -1,0 +1,75 @@
+"""Search and describe over one runtime's catalog and saved snippets (issue 11: discovery's glue lives here).
+
+The runtime hands over what it knows (the catalog, and how to read its snippets from the
+journal); :class:`Discovery` keeps the ranking index between queries and rebuilds it when the
+methods or the snippets change.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from codemode_kernel.catalog import Catalog
+from codemode_kernel.discovery.describe import describe_snippet, describe_target
+from codemode_kernel.discovery.results import (
+    SnippetLike,
+    build_index,
+    clamp_limit,
+    index_keys,
+    search_output,
+    unknown_connector,
+)
+from codemode_kernel.discovery.search import SearchIndex
+from codemode_kernel.models import DescribeOutput, SearchOutput
+
+
+class SavedSnippet(SnippetLike, Protocol):
+    """A snippet as the journal keeps it (what ``describe`` shows of it)."""
+
+    @property
+    def connectors(self) -> Sequence[str]: ...
+
+
+class Discovery:
+    """``search`` and ``describe`` for one runtime, with the ranking index cached."""
+
+    def __init__(self) -> None:
+        self._index: SearchIndex | None = None
+        self._keys: list[str] = []
+
+    def invalidate(self) -> None:
+        """Forget the index (the catalog or the snippets changed)."""
+        self._index = None
+
+    def search(self, catalog: Catalog, snippets: Sequence[SnippetLike], query: str, *, limit: Any = None,
+               connector: str | None = None) -> SearchOutput:
+        """Rank methods and snippets; an unknown ``connector`` raises ``ValueError`` naming the configured ones."""
+        problem = unknown_connector(catalog, connector) if connector is not None else None
+        if problem:
+            raise ValueError(problem)
+        by_name = {s.name: s for s in snippets}
+        keys = index_keys(catalog, by_name)
+        if self._index is None or self._keys != keys:
+            self._index = build_index(catalog, by_name)
+            self._keys = keys
+        return search_output(self._index, catalog, by_name, query, limit=clamp_limit(limit), connector=connector)
+
+    def describe(self, catalog: Catalog, target: str, *, snippet: Callable[[str], SavedSnippet | None],
+                 snippets: Callable[[], Sequence[SnippetLike]], page: Any = 1, full: Any = False) -> DescribeOutput:
+        """Declarations for a connector, a method (or one of its arguments), a snippet or a bare method name."""
+
+        def described(name: str) -> DescribeOutput | None:
+            row = snippet(name)
+            if row is None:
+                return None
+            return describe_snippet(row.name, row.description, row.code,
+                                    json.loads(row.input_schema) if row.input_schema else None, list(row.connectors))
+
+        def rank(words: str) -> list[str]:
+            return [r.path for r in self.search(catalog, snippets(), words, limit=3).results if r.kind == "method"]
+
+        return describe_target(catalog, str(target), snippet=described, rank=rank,
+                               page=page if isinstance(page, int) and not isinstance(page, bool) else 1,
+                               full=full is True)
