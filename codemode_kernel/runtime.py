@@ -9,10 +9,8 @@ Jupyter. Every method is async; ``sync.SyncRuntime`` wraps it for scripts.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
-import re
 import secrets
 import threading
 import time
@@ -21,7 +19,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from codemode_kernel import codec
+from codemode_kernel import codec, snippets
 from codemode_kernel.catalog import Catalog, check_connector_names
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.unavailable import unavailable_note
@@ -33,12 +31,11 @@ from codemode_kernel.errors import (
     ConfigurationError,
     InvalidStateError,
     RollbackError,
-    SnippetError,
     StoreError,
     UnknownExecutionError,
 )
 from codemode_kernel.executor.base import ExecuteResult, Executor, OutputCallback, SandboxError
-from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, SnippetRow, now_ms
+from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, now_ms
 from codemode_kernel.models import (
     TERMINAL_STATUSES,
     DescribeOutput,
@@ -51,12 +48,10 @@ from codemode_kernel.models import (
 from codemode_kernel.passes import PassHandler, PassState, _invoke, local_replay_plan
 from codemode_kernel.runtime_journal import RuntimeJournal, open_journal
 from codemode_kernel.selection import ROLLBACK_STATUSES, revert_for
-from codemode_kernel.validation import InputValidator, schema_problem
 
 log = logging.getLogger(__name__)
 
 TransformResult = Callable[[Any], Any]
-_SNIPPET_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,127}$")
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _id_lock = threading.Lock()
 _last_id: list[int] = [0, 0]
@@ -267,7 +262,7 @@ class CodemodeRuntime:
             journal=j, catalog=catalog, state=state,
             search=lambda q, **o: self._search(catalog, j, q, **o).to_dict(),
             describe=lambda t, **o: self._describe(catalog, j, t, **o).to_dict(),
-            snippet=lambda n, i: self._snippet_request(catalog, j, n, i),
+            snippet=lambda n, i: snippets.run_request(catalog, j, n, i),
         )
         self._active.add(execution_id)
         try:
@@ -562,55 +557,25 @@ class CodemodeRuntime:
     async def save_snippet(self, name: str, *, execution_id: str, description: str = "",
                            input_schema: Any = None) -> Snippet:
         """Save the code of a completed execution as a snippet named ``name``."""
-        if not isinstance(name, str) or not _SNIPPET_NAME.match(name):
-            raise SnippetError(f"invalid snippet name {name!r}: use letters, digits, '_', '-' or '.', "
-                               "starting with a letter (at most 128 characters)")
-        if input_schema is not None:
-            problem = schema_problem(input_schema)
-            if problem is not None:
-                raise SnippetError(f"input_schema of snippet {name!r} is not a valid JSON Schema: {problem}")
+        snippets.check_new(name, input_schema)
         with open_journal(self.store, self.name) as j:
             row = j.get_execution(execution_id)
             if row is None:
                 raise UnknownExecutionError(execution_id, self.name)
-            if row.status not in ("completed", "rolled_back"):
-                raise InvalidStateError(execution_id, row.status, "save as a snippet", ["completed", "rolled_back"])
-            snippet = SnippetRow(name, description or "", row.code,
-                                 json.dumps(input_schema) if input_schema is not None else None,
-                                 list(row.connectors), execution_id, now_ms())
-            j.upsert_snippet(snippet)
+            saved = snippets.from_execution(name, row, description, input_schema)
+            j.upsert_snippet(saved)
         self._discovery.invalidate()
-        return _snippet(snippet)
+        return snippets.to_model(saved)
 
     async def snippets(self) -> list[Snippet]:
         with open_journal(self.store, self.name) as j:
-            return [_snippet(s) for s in j.list_snippets()]
+            return [snippets.to_model(s) for s in j.list_snippets()]
 
     async def delete_snippet(self, name: str) -> bool:
         with open_journal(self.store, self.name) as j:
             ok = j.delete_snippet(name)
         self._discovery.invalidate()
         return ok
-
-    def _snippet_request(self, catalog: Catalog, j: RuntimeJournal, name: str,
-                         encoded_input: Any) -> dict[str, Any]:
-        row = j.get_snippet(name)
-        if row is None:
-            names = [s.name for s in j.list_snippets()]
-            return {"value": {"error": f"no snippet named {_clip(name, 200)!r}; saved snippets: {names or 'none'}. "
-                                       "Use codemode.search(...) to find one."}}
-        missing = sorted(set(row.connectors) - set(catalog.methods))
-        if missing:
-            return {"value": {"error": f"snippet {name!r} needs connector(s) {missing}, which are not configured "
-                                       "in this runtime"}}
-        if row.input_schema:
-            schema = json.loads(row.input_schema)
-            # The input comes from the sandbox: the same strict, linear-time check as connector arguments.
-            problem = (InputValidator(f"snippet {name!r}", schema).errors(codec.decode(encoded_input))
-                       if isinstance(schema, Mapping) else None)
-            if problem:
-                return {"value": {"error": f"input of snippet {name!r} is invalid: {problem}"}}
-        return {"code": row.code, "input": encoded_input, "filename": f"<snippet {name}>"}
 
     # -- discovery ----------------------------------------------------------------------------
 
@@ -717,9 +682,3 @@ def _entry(e: EntryRow) -> ToolLogEntry:
         result=codec.loads(e.result) if e.result is not None else None, requires_approval=e.requires_approval,
         ephemeral=e.ephemeral, state=e.state, error=e.error, pass_number=e.pass_number,  # type: ignore[arg-type]
         created_at=e.created_at, updated_at=e.updated_at)
-
-
-def _snippet(s: SnippetRow) -> Snippet:
-    return Snippet(name=s.name, description=s.description, code=s.code, saved_at=s.saved_at,
-                   input_schema=json.loads(s.input_schema) if s.input_schema else None,
-                   connectors=list(s.connectors), execution_id=s.execution_id)
