@@ -22,9 +22,12 @@ of that pass whatever the code does. The host decides the outcome, not the sandb
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from codemode_kernel.errors import CodemodeError
 
 HostHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 OutputCallback = Callable[[str], object]
@@ -47,6 +50,11 @@ class SandboxError:
     message: str
     lineno: int | None = None
     traceback: str = ""
+
+    @classmethod
+    def of(cls, error: builtins.type[CodemodeError], message: str) -> SandboxError:
+        """The error named by its class in :mod:`codemode_kernel.errors` (``Timeout``, ``LimitExceeded``, …)."""
+        return cls(error.__name__, message)
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "message": self.message, "lineno": self.lineno, "traceback": self.traceback}

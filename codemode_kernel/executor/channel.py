@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from codemode_kernel.codec import MAX_VALUE_CHARS
+from codemode_kernel.errors import LimitExceeded
 from codemode_kernel.executor.base import MAX_REQUEST_TEXT
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,99}")
@@ -49,7 +50,7 @@ class RequestTooLarge(LineTooLong):
     def __init__(self, op: str, limit: int) -> None:
         self.op = op
         if op == "output":
-            self.error_type = "LimitExceeded"
+            self.error_type = LimitExceeded.__name__
             message = f"the pass printed more than {limit:,} bytes at once. Print less, or return a summary instead."
         else:
             self.error_type = "ValueTooLarge"

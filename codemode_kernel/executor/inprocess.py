@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from codemode_kernel.errors import Interrupted, Timeout, WorkerCrashed
 from codemode_kernel.executor.base import ExecuteResult, HostHandler, OutputCallback, SandboxError
 from codemode_kernel.executor.sandbox import run_pass
 
@@ -100,7 +101,7 @@ class InProcessExecutor:
                                    max_result_chars=limits.max_result_chars, capture_variables=capture_variables,
                                    replay=replay)
             except BaseException as exc:
-                outcome = {"error": {"type": "WorkerCrashed", "message": f"{type(exc).__name__}: {exc}"}}
+                outcome = {"error": {"type": WorkerCrashed.__name__, "message": f"{type(exc).__name__}: {exc}"}}
             def settle() -> None:
                 if not done.done():
                     done.set_result(outcome)
@@ -114,7 +115,7 @@ class InProcessExecutor:
             outcome = await asyncio.wait_for(asyncio.shield(done), timeout=limits.timeout)
         except TimeoutError:
             channel.abandoned = f"the pass ran longer than {limits.timeout:g} s (timeout)"
-            outcome = {"error": {"type": "Timeout", "message": channel.abandoned}}
+            outcome = {"error": {"type": Timeout.__name__, "message": channel.abandoned}}
         finally:
             self._running.discard(entry)
         error = outcome.get("error")
@@ -130,7 +131,7 @@ class InProcessExecutor:
         for channel, done in list(self._running):
             if not done.done():
                 channel.abandoned = "interrupted"
-                done.set_result({"error": {"type": "Interrupted", "message": "the pass was interrupted"}})
+                done.set_result({"error": {"type": Interrupted.__name__, "message": "the pass was interrupted"}})
                 stopped = True
         return stopped
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codemode_kernel.codec import MAX_VALUE_CHARS
-from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.errors import ConfigurationError, Interrupted, LimitExceeded, Timeout, WorkerCrashed
 from codemode_kernel.executor.base import OUTPUT_MESSAGE_COST, ExecuteResult, HostHandler, OutputCallback, SandboxError
 from codemode_kernel.executor.channel import RequestTooLarge, WorkerPipe, WorkerProtocolError, check_request
 from codemode_kernel.executor.launcher import make_launcher
@@ -252,7 +252,7 @@ class _Pass:
         self.started = True
         for timer in self.timers:
             timer.cancel()
-        self.timers = [self.loop.call_later(self.limits.timeout, self.kill, SandboxError("Timeout", (
+        self.timers = [self.loop.call_later(self.limits.timeout, self.kill, SandboxError.of(Timeout, (
             f"the pass ran longer than {self.limits.timeout:g} s and its worker was stopped "
             f"(Limits.timeout={self.limits.timeout:g}). Make the code do less per pass (fewer calls, "
             "smaller data) or raise the limit.")))]
@@ -275,7 +275,7 @@ class _Pass:
         # host seconds of CPU and counted nothing (issue 10, item 8).
         self.output_chars += max(len(text), OUTPUT_MESSAGE_COST)
         if self.output_chars > self.limits.max_output_chars:
-            self.kill(SandboxError("LimitExceeded", (
+            self.kill(SandboxError.of(LimitExceeded, (
                 f"the pass printed more than {self.limits.max_output_chars:,} characters (Limits.max_output_chars="
                 f"{self.limits.max_output_chars}). Print less, or return a summary instead.")))
             return
@@ -296,7 +296,7 @@ class _Pass:
         if op in _COUNTED:  # each costs the host work; steps also a journal entry each
             self.calls += 1
             if self.calls > self.limits.max_calls:
-                self.kill(SandboxError("LimitExceeded", (
+                self.kill(SandboxError.of(LimitExceeded, (
                     f"the pass made more than {self.limits.max_calls:,} connector calls and codemode requests "
                     f"(Limits.max_calls={self.limits.max_calls})")))
                 return None
@@ -343,7 +343,7 @@ class _Pass:
         if rc is not None and rc < 0:
             sig = -rc
             if sig == signal.SIGXCPU:
-                return SandboxError("LimitExceeded", (
+                return SandboxError.of(LimitExceeded, (
                     f"the pass used more than {limits.cpu_seconds} s of CPU time and its worker was stopped "
                     f"(Limits.max_cpu_seconds={limits.cpu_seconds}). Make the computation smaller or raise "
                     "the limit."))
@@ -370,7 +370,7 @@ _COUNTED = frozenset({"call", "step", "search", "describe", "snippet"})
 
 
 def _crashed(message: str) -> SandboxError:
-    return SandboxError("WorkerCrashed", message)
+    return SandboxError.of(WorkerCrashed, message)
 
 
 def _parse(line: bytes) -> dict[str, Any]:
@@ -539,7 +539,7 @@ class SubprocessExecutor:
         try:
             await asyncio.shield(run.finished)
         except asyncio.CancelledError:
-            run.kill(SandboxError("Interrupted", "the pass was cancelled"))
+            run.kill(SandboxError.of(Interrupted, "the pass was cancelled"))
             raise
         finally:
             with self._lock:
@@ -554,7 +554,7 @@ class SubprocessExecutor:
         with self._lock:
             running = list(self._running)
         for run in running:
-            run.kill(SandboxError("Interrupted", "the pass was interrupted"))
+            run.kill(SandboxError.of(Interrupted, "the pass was interrupted"))
         return bool(running)
 
     async def aclose(self) -> None:

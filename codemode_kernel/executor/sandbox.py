@@ -18,6 +18,7 @@ from types import CodeType, ModuleType
 from typing import Any, Protocol
 
 from codemode_kernel import codec
+from codemode_kernel.errors import LimitExceeded, SandboxViolation
 from codemode_kernel.executor.base import MAX_REQUEST_TEXT, OUTPUT_MESSAGE_COST
 from codemode_kernel.executor.language import (
     CELL_FILENAME,
@@ -123,7 +124,7 @@ class _Session:
         """Count one connector call or codemode request against ``max_calls``."""
         self.calls += 1
         if self.calls > self.max_calls:
-            self.fail("LimitExceeded", f"the pass made more than {self.max_calls} connector calls and codemode "
+            self.fail(LimitExceeded.__name__, f"the pass made more than {self.max_calls} connector calls and codemode "
                                        "requests (max_calls)")
 
     def fail(self, type_name: str, message: str) -> None:
@@ -196,7 +197,7 @@ class _Session:
         # As the host counts it: every message costs at least OUTPUT_MESSAGE_COST.
         self.output_chars += max(len(text), OUTPUT_MESSAGE_COST)
         if self.output_chars > self.max_output_chars:
-            self.fail("LimitExceeded", f"the pass printed more than {self.max_output_chars:,} characters "
+            self.fail(LimitExceeded.__name__, f"the pass printed more than {self.max_output_chars:,} characters "
                                        "(max_output_chars)")
         self.output.append(text)
         self.channel.notify({"op": "output", "text": text})
@@ -441,7 +442,7 @@ def run_pass(
     try:
         code = compile_cell(source)
     except CompileFailed as exc:
-        done["error"] = {"type": "SandboxViolation" if "SyntaxError" not in str(exc) else "SyntaxError",
+        done["error"] = {"type": SandboxViolation.__name__ if "SyntaxError" not in str(exc) else "SyntaxError",
                          "message": str(exc), "lineno": exc.lineno, "traceback": ""}
         done["logs"] = []
         return done
@@ -463,7 +464,7 @@ def run_pass(
             encoded = codec.encode(result, "the result")
             size = len(codec.dumps_encoded(encoded))
             if size > max_result_chars:
-                done["error"] = {"type": "LimitExceeded", "message": (
+                done["error"] = {"type": LimitExceeded.__name__, "message": (
                     f"the result is {size:,} characters; the limit is {max_result_chars:,} (max_result_chars). "
                     "Return a smaller value: a summary, a count, or the first rows."), "lineno": None,
                     "traceback": ""}
@@ -491,7 +492,7 @@ def _describe_error(exc: BaseException, source: str, g: Mapping[str, Any], reser
     elif isinstance(exc, RecursionError):
         message = "maximum recursion depth exceeded"
     elif isinstance(exc, MemoryError):
-        type_name, message = "LimitExceeded", "the pass ran out of memory (MemoryError)"
+        type_name, message = LimitExceeded.__name__, "the pass ran out of memory (MemoryError)"
         if out_of_memory_hint:
             message += "; " + out_of_memory_hint
     return {"type": type_name, "message": message, "lineno": _error_lineno(exc, CELL_FILENAME),

@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
+from codemode_kernel.errors import LimitExceeded
 from codemode_kernel.executor.confinement import Libc, confine, mib, preload, set_parent_death_signal
 
 # ---------------------------------------------------------------------------------------
@@ -131,7 +132,7 @@ def serve(config: Mapping[str, Any], reader: IO[bytes], writer: IO[bytes],
             f"{int(memory)}). Process less data at once, or raise the limit.") if memory else ""
     # Built before the pass, so that it can still be sent when memory has run out.
     fallback = dumps_line({"op": "done", "error": {
-        "type": "LimitExceeded", "message": "the pass ran out of memory (MemoryError); " + hint,
+        "type": LimitExceeded.__name__, "message": "the pass ran out of memory (MemoryError); " + hint,
         "lineno": None, "traceback": ""}, "variables": {}})
     try:
         done = run_pass(message["code"], message["namespaces"], message.get("inputs") or {}, channel,
