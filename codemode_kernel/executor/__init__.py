@@ -2,19 +2,27 @@
 
 A map of the package, by where the code runs:
 
-| module | runs in | role |
-|---|---|---|
-| ``base.py`` | both | the ``Executor`` interface, ``ExecuteResult`` and ``SandboxError`` (errors as data, named after the classes in ``errors.py``) |
-| ``language.py`` | the pass | what cell code may say: compile and guards (RestrictedPython's one home) |
-| ``sandbox.py`` | the pass | the runner of one pass: connector proxies, output and call caps, replay of the recorded prefix |
-| ``inprocess.py`` | host | ``InProcessExecutor``: ``sandbox.py`` in a thread of the host (tests, teaching; never the default) |
-| ``isolated.py`` | host | ``SubprocessExecutor`` and ``Limits``: one confined worker per pass, the wall clock, the host's caps |
-| ``channel.py`` | host | the worker's pipes: JSON lines, size limits, every request rebuilt from its allowed fields |
-| ``pool.py`` | host | warm workers ready before a pass needs one, and reaping them after |
-| ``launcher.py`` | host | starting workers: spawned one by one, or forked by a zygote |
-| ``worker.py`` | worker | the wire format a worker speaks, and its main loop: one pass, then exit |
-| ``confinement.py`` | worker, zygote | OS confinement steps (rlimits, namespaces, chroot, user, seccomp), each optional and reported |
-| ``zygote.py`` | zygote | the clean interpreter that forks one worker per pass, and never sees a pass |
+Both sides
+    ``base.py``         the ``Executor`` interface, ``ExecuteResult``, ``SandboxError`` (errors as
+                        data, named after the classes in ``errors.py``)
+Inside a pass
+    ``language.py``     what cell code may say: compile and guards (RestrictedPython's one home)
+    ``sandbox.py``      the runner of one pass: connector proxies, output and call caps, replay of
+                        the recorded prefix
+The host
+    ``inprocess.py``    ``InProcessExecutor``: ``sandbox.py`` in a host thread (tests, teaching;
+                        never the default)
+    ``isolated.py``     ``SubprocessExecutor`` and ``Limits``: one confined worker per pass, the
+                        wall clock, the host's caps
+    ``channel.py``      the worker's pipes: JSON lines, size limits, every request rebuilt from
+                        its allowed fields
+    ``pool.py``         warm workers ready before a pass needs one, and reaping them after
+    ``launcher.py``     starting workers: spawned one by one, or forked by a zygote
+A worker (and the zygote)
+    ``worker.py``       the wire format a worker speaks, and its loop: one pass, then exit
+    ``confinement.py``  OS confinement (rlimits, namespaces, chroot, user, seccomp), each step
+                        optional and reported
+    ``zygote.py``       the clean interpreter that forks one worker per pass and never sees one
 
 The wire format (``worker.py``, ``channel.py``) and the OS confinement (``confinement.py``) are
 separate: a worker on a system that allows less confinement speaks the same protocol.
