@@ -310,35 +310,48 @@ class CodemodeRuntime:
                     f"the sandbox reported a malformed result ({exc}); a sandbox that works never does, so the "
                     "pass was stopped")), logs=result.logs)
         if state.paused_seq is not None:
-            if not j.transition(execution_id, ["running"], "paused", logs=logs):
-                return await self._superseded(j, execution_id, state, logs)
-            await self._hooks(execution_id, "paused", terminal=False)
-            entry = state.journal[state.paused_seq]
-            return {"status": "paused", "execution_id": execution_id, "pending": [
-                PendingAction(execution_id, entry.seq, entry.connector, entry.method,
-                              codec.loads(entry.args)).to_dict()]}
-        if state.failure is not None:
-            error_type, message, lineno = state.failure.type, state.failure.message, None
-        elif result.error is not None:
-            error_type, message, lineno = result.error.type, result.error.message, result.error.lineno
-            message = _clip(message, MAX_ERROR_CHARS)  # the sandbox's text: bounded before it is stored
-        else:
-            error_type = None
+            return await self._paused(j, execution_id, state, logs)
         self._abandon_pending(j, execution_id, state)
-        if error_type is not None:
-            text = f"{error_type}: {message}" + (f" (line {lineno})" if lineno else "")
-            if catalog.unavailable:  # the reasons themselves are for the author (%connectors), not the model
-                text += " " + unavailable_note(catalog.unavailable, self._connectors)
-            if not j.transition(execution_id, ["running"], "error", error=text,
-                                         error_type=error_type, logs=logs):
-                return await self._superseded(j, execution_id, state, logs)
-            await self._hooks(execution_id, "error", terminal=True)
-            out = _error_output(execution_id, error_type, text, logs)
-            if lineno:
-                out["line"] = lineno
-            if result.error is not None and result.error.traceback:
-                out["traceback"] = result.error.traceback
-            return out
+        traceback = result.error.traceback if result.error is not None else ""
+        if state.failure is not None:
+            return await self._failed(j, execution_id, state, catalog, logs, state.failure.type,
+                                      state.failure.message, None, traceback)
+        if result.error is not None:  # the sandbox's text: bounded before it is stored
+            return await self._failed(j, execution_id, state, catalog, logs, result.error.type,
+                                      _clip(result.error.message, MAX_ERROR_CHARS), result.error.lineno, traceback)
+        return await self._completed(j, execution_id, state, logs, result, value, capture)
+
+    async def _paused(self, j: RuntimeJournal, execution_id: str, state: PassState,
+                      logs: list[str]) -> dict[str, Any]:
+        """The pass stopped at a call that needs approval: the execution waits for a person."""
+        if not j.transition(execution_id, ["running"], "paused", logs=logs):
+            return await self._superseded(j, execution_id, state, logs)
+        await self._hooks(execution_id, "paused", terminal=False)
+        assert state.paused_seq is not None
+        entry = state.journal[state.paused_seq]
+        return {"status": "paused", "execution_id": execution_id, "pending": [
+            PendingAction(execution_id, entry.seq, entry.connector, entry.method, codec.loads(entry.args)).to_dict()]}
+
+    async def _failed(self, j: RuntimeJournal, execution_id: str, state: PassState, catalog: Catalog,
+                      logs: list[str], error_type: str, message: str, lineno: int | None,
+                      traceback: str) -> dict[str, Any]:
+        """The pass failed (the host decided it, or the sandbox reported an error)."""
+        text = f"{error_type}: {message}" + (f" (line {lineno})" if lineno else "")
+        if catalog.unavailable:  # the reasons themselves are for the author (%connectors), not the model
+            text += " " + unavailable_note(catalog.unavailable, self._connectors)
+        if not j.transition(execution_id, ["running"], "error", error=text, error_type=error_type, logs=logs):
+            return await self._superseded(j, execution_id, state, logs)
+        await self._hooks(execution_id, "error", terminal=True)
+        out = _error_output(execution_id, error_type, text, logs)
+        if lineno:
+            out["line"] = lineno
+        if traceback:
+            out["traceback"] = traceback
+        return out
+
+    async def _completed(self, j: RuntimeJournal, execution_id: str, state: PassState, logs: list[str],
+                         result: ExecuteResult, value: Any, capture: bool) -> dict[str, Any]:
+        """The pass ran to its end: record the result (or a note when it is too large to keep)."""
         text = codec.dumps_encoded(result.result)
         note = None
         stored: str | None = text
@@ -355,8 +368,7 @@ class CodemodeRuntime:
                 log.warning("transform_result failed (%s: %s); returning the raw result of %s",
                             type(exc).__name__, _clip(str(exc)), execution_id)
                 shown = value
-        if not j.transition(execution_id, ["running"], "completed", result=stored,
-                                     result_note=note, logs=logs):
+        if not j.transition(execution_id, ["running"], "completed", result=stored, result_note=note, logs=logs):
             return await self._superseded(j, execution_id, state, logs)
         await self._hooks(execution_id, "completed", terminal=True)
         done: dict[str, Any] = {"status": "completed", "execution_id": execution_id, "result": shown}
