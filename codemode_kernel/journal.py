@@ -608,9 +608,11 @@ class JournalStore:
 
     @_guarded
     def stale(self, conn: Connection, runtime: str, status: str, before_ms: int) -> list[str]:
+        # At or before the cutoff: expire_paused(max_age=0) expires an execution updated in this
+        # very millisecond too (with '<' it missed one now and then on a fast machine).
         rows = conn.execute(select(executions.c.id).where(and_(
             executions.c.runtime == runtime, executions.c.status == status,
-            executions.c.updated_at < before_ms))).all()
+            executions.c.updated_at <= before_ms))).all()
         conn.commit()
         return [r[0] for r in rows]
 

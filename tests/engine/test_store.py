@@ -56,3 +56,19 @@ async def test_shared_store_approves_once_across_two_runtimes(db_url: str) -> No
     finally:
         await a.aclose()
         await b.aclose()
+
+
+def test_an_execution_updated_at_the_cutoff_is_stale(tmp_path: Path) -> None:
+    """It is an error if expiry misses an execution updated in the very millisecond of its cutoff.
+
+    expire_paused(max_age=0) on a fast machine used to miss a paused execution now and then
+    (its updated_at equal to the cutoff).
+    """
+    store = JournalStore(f"sqlite:///{tmp_path / 'j.codemode.db'}")
+    with store.session() as conn:
+        store.insert_execution(conn, "default", "e1", "1", [], {}, {})
+        row = store.get_execution(conn, "default", "e1")
+        assert row is not None
+        assert store.stale(conn, "default", row.status, row.updated_at) == ["e1"]
+        assert store.stale(conn, "default", row.status, row.updated_at - 1) == []
+    store.dispose()
