@@ -54,7 +54,6 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
-    func,
     insert,
     inspect,
     select,
@@ -224,10 +223,6 @@ class SnippetRow:
     connectors: list[str]
     execution_id: str | None
     saved_at: int
-
-
-def default_sqlite_url(path: str | os.PathLike[str]) -> str:
-    return f"sqlite:///{Path(path).expanduser().resolve()}"
 
 
 def _prepare_sqlite_file(url: str) -> None:
@@ -592,12 +587,6 @@ class JournalStore:
         return [r[0] for r in rows]
 
     @_guarded
-    def touch(self, conn: Connection, runtime: str, execution_id: str) -> None:
-        conn.execute(update(executions).where(and_(
-            executions.c.runtime == runtime, executions.c.id == execution_id)).values(updated_at=now_ms()))
-        conn.commit()
-
-    @_guarded
     def delete_execution(self, conn: Connection, runtime: str, execution_id: str) -> bool:
         conn.execute(delete(entries).where(and_(entries.c.runtime == runtime,
                                                 entries.c.execution_id == execution_id)))
@@ -615,12 +604,6 @@ class JournalStore:
             executions.c.updated_at <= before_ms))).all()
         conn.commit()
         return [r[0] for r in rows]
-
-    @_guarded
-    def count_executions(self, conn: Connection, runtime: str) -> int:
-        n = conn.execute(select(func.count()).select_from(executions).where(executions.c.runtime == runtime)).scalar()
-        conn.commit()
-        return int(n or 0)
 
     # -- health ---------------------------------------------------------------------------
 
