@@ -16,7 +16,6 @@ from typing import Any
 
 from mcp.server import MCPServer
 
-from codemode_kernel import codec
 from codemode_kernel.runtime import CodemodeRuntime
 
 
@@ -31,11 +30,7 @@ def build_mcp_server(runtime: CodemodeRuntime, *, description: str | None = None
 
     @server.tool(name=tool.name, description=tool.description)
     async def codemode(code: str) -> dict[str, Any]:
-        out = await tool.call(code)
-        encoded: dict[str, Any] = codec.encode(out) if codec.is_encodable(out) else {
-            "status": "error", "execution_id": out.get("execution_id"),
-            "error": "the result cannot be sent as JSON data"}
-        return encoded
+        return await tool.call(code)  # already plain JSON (runtime.tool: codec.to_json)
 
     return server
 

@@ -387,7 +387,7 @@ async def _reset(m: Magics, v: dict[str, Any], sink: Sink) -> None:
 
 
 async def _tool(m: Magics, v: dict[str, Any], sink: Sink) -> None:
-    t = m.session.runtime.tool(connector_hints=m.session.config.hints)
+    t = m.session.runtime.tool()  # the runtime was built with the configuration's hints
     # The description quotes connector instructions (an MCP server's own words): plain text
     # in a <pre>, never Markdown (issue 10, item 1).
     shown = code_bundle(t.description, title=f"Tool {t.name}")
