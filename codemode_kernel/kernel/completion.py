@@ -30,12 +30,22 @@ CODEMODE_SDK: dict[str, str] = {
     name: (inspect.getdoc(getattr(CodemodeApi, name)) or "")
     for name in ("search", "describe", "step", "run")
 }
-CODEMODE_SIGNATURES = {
-    "search": "codemode.search(query: str) -> dict",
-    "describe": "codemode.describe(target: str) -> dict",
-    "step": "codemode.step(name: str, fn: Callable[[], Any]) -> Any",
-    "run": "codemode.run(name: str, input: Any = None) -> Any",
-}
+_RETURNS = {"search": "dict", "describe": "dict", "step": "Any", "run": "Any"}
+
+
+def _sdk_signature(name: str) -> str:
+    """``codemode.<name>(...)`` read from the sandbox's own method, so it cannot fall behind it."""
+    params = []
+    for p in list(inspect.signature(getattr(CodemodeApi, name)).parameters.values())[1:]:  # without self
+        ann = p.annotation  # a string under ``from __future__ import annotations``, else a type
+        if ann is not inspect.Parameter.empty and not isinstance(ann, str):
+            ann = inspect.formatannotation(ann)
+        text = p.name if ann is inspect.Parameter.empty else f"{p.name}: {ann}"
+        params.append(text if p.default is inspect.Parameter.empty else f"{text} = {p.default!r}")
+    return f"codemode.{name}({', '.join(params)}) -> {_RETURNS[name]}"
+
+
+CODEMODE_SIGNATURES = {name: _sdk_signature(name) for name in CODEMODE_SDK}
 _KEYWORDS = sorted(k for k in keyword.kwlist if k not in ("async", "await"))
 _BUILTIN_NAMES = sorted(n for n in BUILTINS if not n.startswith("_"))
 _DOTTED_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z0-9_]*)$")

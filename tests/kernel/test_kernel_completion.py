@@ -92,3 +92,13 @@ def test_inspect_local_texts() -> None:
     assert "Return the square root" in (inspect_local("math.sqrt", NAMES) or "")
     assert inspect_local("math._private", NAMES) is None
     assert inspect_local("nothing", NAMES) is None
+
+
+def test_the_sdk_signatures_are_the_sandbox_methods_own() -> None:
+    """codemode.search and codemode.describe show every option the sandbox takes (limit, connector, page, full)."""
+    search = inspect_local("codemode.search", NAMES) or ""
+    assert search.startswith("codemode.search(query: str, limit: int | None = None, connector: str | None = None)")
+    describe = inspect_local("codemode.describe", NAMES) or ""
+    assert describe.startswith("codemode.describe(target: str, page: int = 1, full: bool = False) -> dict")
+    items = complete("codemode.s", 10, NAMES)["metadata"]["_jupyter_types_experimental"]
+    assert [i["signature"] for i in items if i["text"] == "search"] == [search.split("\n", 1)[0]]
