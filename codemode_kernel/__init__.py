@@ -11,6 +11,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from codemode_kernel.adapters import (
+        answer_anthropic,
+        answer_openai_chat,
+        answer_openai_responses,
+        anthropic_tool,
+        openai_chat_tool,
+        openai_responses_tool,
+        outcome_json,
+        pydantic_ai_tool,
+    )
+    from codemode_kernel.code_tool import CodeTool, create_code_tool
     from codemode_kernel.connectors.base import Connector, ExecutionContext, Tool, tool
     from codemode_kernel.connectors.mcp import McpConnector
     from codemode_kernel.connectors.openapi import OpenApiConnector
@@ -29,8 +40,12 @@ if TYPE_CHECKING:
     )
     from codemode_kernel.runtime import CodemodeRuntime
     from codemode_kernel.sync import SyncRuntime
+    from codemode_kernel.truncation import truncate
+    from codemode_kernel.types_text import generate_types_from_json_schema, json_schema_to_type
+    from codemode_kernel.wrap_servers import code_mcp_server, openapi_mcp_server
 
 __all__ = [
+    "CodeTool",
     "CodemodeRuntime",
     "Connector",
     "DescribeOutput",
@@ -51,10 +66,25 @@ __all__ = [
     "Tool",
     "ToolLogEntry",
     "ToolSetConnector",
+    "answer_anthropic",
+    "answer_openai_chat",
+    "answer_openai_responses",
+    "anthropic_tool",
+    "code_mcp_server",
+    "create_code_tool",
+    "generate_types_from_json_schema",
+    "json_schema_to_type",
+    "openai_chat_tool",
+    "openai_responses_tool",
+    "openapi_mcp_server",
+    "outcome_json",
+    "pydantic_ai_tool",
     "tool",
+    "truncate",
 ]
 
 _HOMES = {
+    "CodeTool": "codemode_kernel.code_tool",
     "CodemodeRuntime": "codemode_kernel.runtime",
     "Connector": "codemode_kernel.connectors.base",
     "DescribeOutput": "codemode_kernel.models",
@@ -75,7 +105,21 @@ _HOMES = {
     "Tool": "codemode_kernel.connectors.base",
     "ToolLogEntry": "codemode_kernel.models",
     "ToolSetConnector": "codemode_kernel.connectors.toolset",
+    "answer_anthropic": "codemode_kernel.adapters",
+    "answer_openai_chat": "codemode_kernel.adapters",
+    "answer_openai_responses": "codemode_kernel.adapters",
+    "anthropic_tool": "codemode_kernel.adapters",
+    "code_mcp_server": "codemode_kernel.wrap_servers",
+    "create_code_tool": "codemode_kernel.code_tool",
+    "generate_types_from_json_schema": "codemode_kernel.types_text",
+    "json_schema_to_type": "codemode_kernel.types_text",
+    "openai_chat_tool": "codemode_kernel.adapters",
+    "openai_responses_tool": "codemode_kernel.adapters",
+    "openapi_mcp_server": "codemode_kernel.wrap_servers",
+    "outcome_json": "codemode_kernel.adapters",
+    "pydantic_ai_tool": "codemode_kernel.adapters",
     "tool": "codemode_kernel.connectors.base",
+    "truncate": "codemode_kernel.truncation",
 }
 
 

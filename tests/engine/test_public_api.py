@@ -22,3 +22,19 @@ def test_sandbox_import_is_light() -> None:
             " if m in sys.modules]\nprint(bad)")
     out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_seeds_helpers_are_public() -> None:
+    """The seeds' helpers and the SDK adapters are importable from the package (issue 15)."""
+    for name in ("create_code_tool", "code_mcp_server", "openapi_mcp_server", "truncate",
+                 "generate_types_from_json_schema", "json_schema_to_type", "openai_chat_tool",
+                 "openai_responses_tool", "anthropic_tool", "pydantic_ai_tool"):
+        assert name in codemode_kernel.__all__ and callable(getattr(codemode_kernel, name))
+
+
+def test_no_model_sdk_is_imported_by_the_package() -> None:
+    """The adapters build the SDKs' formats without importing them: no SDK is a dependency."""
+    code = ("import sys, codemode_kernel, codemode_kernel.adapters, codemode_kernel.code_tool\n"
+            "print([m for m in ('openai', 'anthropic', 'pydantic_ai') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
