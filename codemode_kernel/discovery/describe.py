@@ -37,11 +37,13 @@ __all__ = ["COMPACT_CAP", "DETAIL_CAP", "FULL_CAP", "PAGE_SIZE", "describe_targe
 COMPACT_CAP = 2_500
 DETAIL_CAP = 8_000
 FULL_CAP = 20_000
-APPROVAL_NOTE = "\n\nNeeds approval: the pass pauses at this call until a person approves it."
+# Short: the answer's ``requires_approval`` and every display of it say so too.
+APPROVAL_NOTE = " Needs approval."
 _FUTURE = "from __future__ import annotations\n\n"
 PAGE_SIZE = 40
-COMPACT_WIDTH = 160  # one signature line reads as well as ten and costs fewer tokens
+COMPACT_WIDTH = 100  # arguments fill lines of this width: one per line cost ~30 % more tokens
 _ARG_DOC = 90
+_SUMMARY = 120
 RESULT = "return"  # a Python keyword, so never a keyword argument's name
 
 SnippetLookup = Callable[[str], DescribeOutput | None]
@@ -121,7 +123,8 @@ def describe_method(m: Method, *, full: bool = False) -> DescribeOutput:
         types, truncated = _full_method(m)
     else:
         types, truncated = _compact_method(m)
-    return DescribeOutput(path=m.path, description=summary_line(t.description), requires_approval=t.requires_approval,
+    summary = summary_line(t.description) if full else one_line(first_sentence(t.description), _SUMMARY)
+    return DescribeOutput(path=m.path, description=summary, requires_approval=t.requires_approval,
                           types=types, kind="method", truncated=truncated)
 
 
@@ -144,8 +147,9 @@ def _compact_method(m: Method) -> tuple[str, bool]:
     props = object_properties(schema)
     required = required_keys(schema)
     nested = [k for k, sub in props.items() if _structured(sub, schema)]
-    long_text = summary_line(t.description, 10_000) != (t.description or "").strip()
-    summary = summary_line(t.description, 200) or "(no description)"
+    # The first sentence: the rest of the text is one ``full=True`` away.
+    summary = one_line(first_sentence(t.description), _SUMMARY) or "(no description)"
+    long_text = summary != " ".join((t.description or "").split())
     # Detail levels, richest first: the first that fits the cap is used. Optional arguments
     # are named in the signature; their docs are one drill-down away (full=True).
     summary += APPROVAL_NOTE if t.requires_approval else ""
@@ -153,9 +157,10 @@ def _compact_method(m: Method) -> tuple[str, bool]:
     for docs, keep_optional in levels:
         shrunk = _shrink_input(m, schema, props, required, docs, keep_optional)
         types = method_stub(m.name, description=summary, input_schema=shrunk, output_schema=_shallow(t.output_schema),
-                            root=schema, max_definitions=60, max_result_definitions=0, width=COMPACT_WIDTH)
-        if "class " not in types:
-            types = types.replace(_FUTURE, "", 1)  # no forward references without classes: 40 characters saved
+                            root=schema, max_definitions=60, max_result_definitions=0, width=COMPACT_WIDTH,
+                            fill=True, short=True)
+        if "class " not in types:  # no forward references without classes: 40 characters saved
+            types = types.replace(_FUTURE, "", 1).lstrip("\n")
         omitted = docs != "required" or not keep_optional
         more = _more_note(m, nested, bool(t.output_schema), long_text or len(required) < len(props) or omitted)
         text = more + types
@@ -173,15 +178,13 @@ def _compact_method(m: Method) -> tuple[str, bool]:
 
 def _more_note(m: Method, nested: Sequence[str], has_result: bool, more_text: bool) -> str:
     """One comment line naming the drill-downs that show what the compact form left out."""
-    hints = []
-    if nested:
-        shown = "|".join(nested[:4]) + ("|…" if len(nested) > 4 else "")
-        hints.append(f"'{m.path}.<{shown}>'")
-    if has_result:
-        hints.append(f"'{m.path}.{RESULT}'")
+    parts = [*nested[:4], *(["…"] if len(nested) > 4 else []), *([RESULT] if has_result else [])]
+    # Suffixes, not paths: this line is read in every discovery round, and the codemode tool's
+    # description says once how a suffix is described (tool_text.py).
+    hints = [" ".join(p if p == "…" else f".{p}" for p in parts)] if parts else []
     if more_text:
-        hints.append(f"'{m.path}', full=True")
-    return f"# more: codemode.describe({comment(' | '.join(hints))})\n" if hints else ""
+        hints.append("full=True")
+    return f"# describe more: {comment(', '.join(hints))}\n" if hints else ""
 
 
 def _shrink_input(m: Method, schema: Mapping[str, Any], props: Mapping[str, Any], required: set[str], docs: str,

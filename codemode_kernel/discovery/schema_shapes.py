@@ -142,7 +142,8 @@ def merge_all_of(resolve: Resolver, note: Callable[[str], None], schema: Mapping
                     props[pname] = {"allOf": [props[pname], pschema]} if pname in props else pschema
                 out["properties"] = props
             elif key == "required" and isinstance(value, list):
-                out["required"] = list(dict.fromkeys([*(out.get("required") or []), *value]))
+                names = [r for r in value if isinstance(r, str)]  # required: [[]] is not a list of names
+                out["required"] = list(dict.fromkeys([*(out.get("required") or []), *names]))
             elif key == "type":
                 mine = out.get("type")
                 if mine is None:

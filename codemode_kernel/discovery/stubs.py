@@ -96,6 +96,10 @@ class _Builder:
     forward_hit: bool = False
     budget_noted: bool = False
     in_result: bool = False
+    # How an object or list with nothing known inside reads: ``dict`` says as much as
+    # ``dict[str, Any]`` in fewer tokens (the compact describe uses the short forms).
+    open_dict: str = "dict[str, Any]"
+    open_list: str = "list[Any]"
 
     # names -----------------------------------------------------------------------------------
 
@@ -146,7 +150,7 @@ class _Builder:
             self.note(f"$ref {ref!r} could not be resolved; it is typed as Any")
             return "Any"
         if not self.budget_left():
-            return "dict[str, Any]" if looks_like_object(target) else "Any"
+            return self.open_dict if looks_like_object(target) else "Any"
         segment = json_pointer.unescape(ref.rstrip("/").rsplit("/", 1)[-1])
         hint = segment or "Root"
         name = self.fresh_name(unquote(hint))
@@ -315,7 +319,7 @@ class _Builder:
                 parts.append(f"*tuple[{rest}, ...]")
             return f"tuple[{', '.join(parts)}]"
         if items is None or items is True or isinstance(items, list):
-            return "list[Any]"
+            return self.open_list
         return f"list[{self.annotation(items, f'{hint} item', depth + 1)}]"
 
     def _object(self, schema: Mapping[str, Any], hint: str, depth: int) -> str:
@@ -328,9 +332,9 @@ class _Builder:
             if isinstance(patterns, Mapping) and len(patterns) == 1:
                 only = next(iter(patterns.values()))
                 return f"dict[str, {self.annotation(only, f'{hint} value', depth + 1)}]"
-            return "dict[str, Any]"
+            return self.open_dict
         if not self.budget_left():
-            return "dict[str, Any]"
+            return self.open_dict
         title = schema.get("title")
         use_title = isinstance(title, str) and title.strip() and " " not in title.strip()
         name = self.fresh_name(title if use_title else hint)  # type: ignore[arg-type]
@@ -383,6 +387,8 @@ def method_stub(
     max_definitions: int = 60,
     max_result_definitions: int = 25,
     width: int = 90,
+    fill: bool = False,
+    short: bool = False,
 ) -> str:
     """Python declarations for calling one method: TypedDicts, then a keyword signature.
 
@@ -391,11 +397,15 @@ def method_stub(
     The arguments get up to ``max_definitions`` named types, the result up to
     ``max_result_definitions`` more (deeper objects are ``dict[str, Any]``): a result type
     matters less than the arguments, and real APIs return very large objects. The output
-    is always valid Python. A signature longer than ``width`` puts one parameter per line.
+    is always valid Python. A signature longer than ``width`` puts one parameter per line, or
+    with ``fill`` as many as fit in ``width`` (a compact form: twenty arguments in five lines).
+    ``short`` writes open objects and lists as ``dict`` and ``list`` (the same meaning).
     """
     func, path = _function_name(name)
     schema: Any = input_schema if input_schema is not None else {"type": "object", "properties": {}}
     builder = _Builder(root=root if root is not None else schema, max_definitions=max_definitions)
+    if short:
+        builder.open_dict, builder.open_list = "dict", "list"
     builder.used_names.add(func)
     base_name = pascal(func)
 
@@ -412,12 +422,15 @@ def method_stub(
         opt_params: list[str] = []
         for key, sub in props.items():
             ann = builder.annotation(sub, f"{base_name} {key}", 1)
+            documented = sub
             if key in required:
                 req_params.append(f"{key}: {ann}")
             else:
                 default = simple_default(sub.get("default")) if isinstance(sub, Mapping) and "default" in sub else None
                 opt_params.append(f"{key}: {ann} = {default if default is not None else '...'}")
-            doc = builder.field_doc(sub)
+                if default is not None and isinstance(sub, Mapping):  # the signature shows it: no "Default: 30."
+                    documented = {k: v for k, v in sub.items() if k != "default"}
+            doc = builder.field_doc(documented)
             flag = "" if key in required else " (optional)"
             if doc:  # the signature already names every argument; a bare name here says nothing more
                 arg_docs.append(f"{key}{flag}: {doc}")
@@ -462,11 +475,22 @@ def method_stub(
         head_comments = f"# {comment(path)}\n" + head_comments
     joined = ", ".join(params)
     if len(joined) + len(func) + len(returns) > width:
-        joined = "\n" + "".join(f"    {p},\n" for p in params)
+        joined = "\n" + "".join(f"    {line},\n" for line in (_filled(params, width - 5) if fill else params))
+    # The docstring is the body: a ``...`` after it would say nothing more.
     signature = f"def {func}({joined}) -> {returns}:\n" + docstring("\n\n".join(doc_parts), "    ")
-    signature += "    ...\n"
     body = "\n\n".join([*body_parts, head_comments + signature])
     return _imports(body) + "\n\n" + body
+
+
+def _filled(params: Sequence[str], width: int) -> list[str]:
+    """Parameters joined into lines of at most ``width`` characters (a longer one gets a line alone)."""
+    lines: list[str] = []
+    for p in params:
+        if lines and len(lines[-1]) + 2 + len(p) <= width:
+            lines[-1] += ", " + p
+        else:
+            lines.append(p)
+    return lines
 
 
 def type_declarations(schema: Any, name: str, *, root: Mapping[str, Any] | None = None,

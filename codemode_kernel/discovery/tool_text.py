@@ -34,7 +34,8 @@ def tool_description(connectors: Mapping[str, Connector], hints: Mapping[str, st
     return "\n".join([
         description or DEFAULT_HEAD, "", "Connectors:", *(lines or ["- (none)"]), "",
         "Discover before you call: codemode.search('what you want') ranks methods; "
-        "codemode.describe('conn.method') gives its Python signature. codemode.step('name', fn) records a "
+        "codemode.describe('conn.method') gives its Python signature ('conn.method.arg' or '.return': one "
+        "argument's or the result's types; full=True: all). codemode.step('name', fn) records a "
         "nondeterministic value (time, random) so it is the same when the program is replayed; "
         "codemode.run('snippet', input) runs a saved snippet.",
         "Some calls need human approval: the program then pauses (status 'paused') and is re-run from the "

@@ -71,12 +71,19 @@ async def test_a_method_is_compact_by_default_with_a_way_to_drill_down(rt: Codem
     out = await rt.describe("parcels.ship_order")
     runs(out.types)
     assert out.kind == "method" and out.requires_approval is True and out.description == "Ship an order."
-    assert "order_id: str" in out.types and "address: dict[str, Any]" in out.types
+    assert "order_id: str, address: dict," in out.types
     assert "speed: Literal['standard', 'express'] = ..." in out.types
     assert "order_id: The order to ship." in out.types and "Found on the receipt" not in out.types
     assert "class " not in out.types and "Long prose" not in out.types
-    assert "parcels.ship_order.<address>" in out.types and "parcels.ship_order.return" in out.types
-    assert "full=True" in out.types and "Needs approval" in out.types
+    assert out.types.startswith("# describe more: .address .return, full=True\n")
+    assert '"""Ship an order. Needs approval.' in out.types
+
+
+async def test_the_codemode_tool_says_how_to_drill_down(rt: CodemodeRuntime) -> None:
+    """The drill-down suffixes a compact describe names are explained once, in the tool's description."""
+    text = rt.tool().description
+    assert "codemode.describe('conn.method')" in text and "'conn.method.arg' or '.return'" in text
+    assert "full=True" in text
 
 
 async def test_drill_down_declares_one_argument_or_the_result(rt: CodemodeRuntime) -> None:

@@ -34,10 +34,30 @@ def test_required_keywords_have_no_default_and_optional_ones_have_ellipsis() -> 
 
 
 def test_schema_defaults_are_shown_as_parameter_defaults() -> None:
-    """A JSON Schema default becomes the parameter's default value."""
+    """A JSON Schema default becomes the parameter's default value, said once (not again in the docs)."""
     src = stub(obj({"limit": {"type": "integer", "default": 20, "maximum": 100}}))
     assert "limit: int = 20" in src
-    assert "Must be <= 100. Default: 20." in src
+    assert "limit (optional): Must be <= 100.\n" in src and "Default: 20" not in src
+    unshown = stub(obj({"sizes": {"type": "array", "items": {"type": "integer"}, "default": [1, 2]}}))
+    assert "sizes: list[int] = ..." in unshown and "Default: [1, 2]." in unshown
+
+
+def test_a_filled_signature_packs_arguments_into_lines_of_the_width() -> None:
+    """With fill, twenty arguments take a few lines of at most ``width`` characters, still valid Python."""
+    props = {f"argument_{i:02d}": {"type": "string"} for i in range(20)}
+    src = method_stub("make", description="Make.", input_schema=obj(props), width=100, fill=True)
+    compile(src, "<stub>", "exec")
+    lines = [ln for ln in src.splitlines() if "argument_" in ln]
+    assert 4 <= len(lines) <= 6 and all(len(ln) <= 100 for ln in lines)
+    assert "argument_00: str = ..., argument_01: str = ...," in src
+
+
+def test_short_writes_open_objects_and_lists_without_parameters() -> None:
+    """``short`` types an object or list with nothing declared inside as dict / list (no typing import for it)."""
+    src = method_stub("make", description="Make.", input_schema=obj({"meta": {"type": "object"},
+                                                                    "tags": {"type": "array"}}, ["meta"]),
+                      output_schema={"type": "object"}, short=True)
+    assert "meta: dict, tags: list = ...) -> dict:" in src and "Any" not in src
 
 
 def test_nested_objects_are_named_typeddicts_with_notrequired() -> None:
