@@ -69,6 +69,7 @@ def describe_target(catalog: Catalog, target: str, *, snippet: SnippetLookup, ra
             detail = describe_detail(m, parts[2])
             if detail is not None:
                 return detail
+            return _no_such_argument(catalog, m, parts[2])
     found = snippet(target.removeprefix("snippet:"))
     if found is not None:
         return found
@@ -112,6 +113,18 @@ def _not_found(target: str, suggestions: list[str], catalog: Catalog, error: str
     types = f"# {comment(message)}\n"
     return DescribeOutput(path=target, description=message, requires_approval=False, types=types,
                           kind="not_found", suggestions=suggestions, error=message)
+
+
+def _no_such_argument(catalog: Catalog, m: Method, name: str) -> DescribeOutput:
+    """``conn.method.nope``: the method exists, the argument does not; name the ones it has."""
+    args = list(object_properties(m.tool.input_schema)) if isinstance(m.tool.input_schema, Mapping) else []
+    close = difflib.get_close_matches(name, args, n=3, cutoff=0.6)
+    paths = [f"{m.path}.{a}" for a in close] or [m.path]
+    shown = ", ".join(args[:30]) + (f" and {len(args) - 30} more" if len(args) > 30 else "")
+    error = (f"{m.path!r} has no argument {name!r}; "
+             + (f"its arguments are {shown}" if args else "it takes no arguments")
+             + f" ('{m.path}.{RESULT}' declares its result)")
+    return _not_found(f"{m.path}.{name}", paths, catalog, error)
 
 
 # -- a method ------------------------------------------------------------------------------------

@@ -146,6 +146,15 @@ async def test_an_unknown_target_is_answered_with_suggestions(rt: CodemodeRuntim
     ast.parse(answer["types"])
 
 
+async def test_an_unknown_argument_names_the_arguments_the_method_has(rt: CodemodeRuntime) -> None:
+    """conn.method.nope is answered as data naming the method's arguments and the closest one."""
+    answer = (await rt.execute("codemode.describe('parcels.ship_order.adress')"))["result"]
+    assert answer["kind"] == "not_found" and answer["suggestions"] == ["parcels.ship_order.address"]
+    assert answer["error"] == ("'parcels.ship_order' has no argument 'adress'; its arguments are order_id, "
+                               "address, speed, note ('parcels.ship_order.return' declares its result)")
+    ast.parse(answer["types"])
+
+
 async def test_a_name_several_connectors_share_is_not_guessed() -> None:
     """An ambiguous bare name names every owner instead of picking one."""
     class Other(Parcels):
