@@ -100,13 +100,19 @@ def build_executor(settings: ExecutorSettings, label: str, problems: list[str]) 
     return None
 
 
-def runtime_for_folder(folder: Path, *, store: str | None = None, env: Mapping[str, str] | None = None) -> Built:
+def runtime_for_folder(folder: Path, *, store: str | None = None, env: Mapping[str, str] | None = None,
+                       notebook: Path | None = None) -> Built:
     """What the kernel would build for a notebook in ``folder`` (the CLI's and ``codemode mcp``'s runtime).
+
+    With ``notebook`` (a path in ``folder``) the journal is that notebook's, the very file its
+    kernel uses (``analysis.ipynb`` → ``analysis.codemode.db``); without one it is named after
+    the folder (``<folder>.codemode.db``), as for a kernel that is not told its notebook. A
+    ``store`` URL, ``CODEMODE_STORE`` or ``[store] url`` come first either way.
 
     Configuration problems come first in ``problems``, then what had to give way.
     """
     config = load_config(folder, env=env)
-    url = choose_store_url(config, notebook=None, cwd=folder, env=env, override=store)
-    built = build_runtime(config, store_url=url, fallback_store_url=default_store_url(None, folder))
+    url = choose_store_url(config, notebook=notebook, cwd=folder, env=env, override=store)
+    built = build_runtime(config, store_url=url, fallback_store_url=default_store_url(notebook, folder))
     built.problems[:0] = [str(p) for p in config.problems]
     return built

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import shlex
 import sys
 import tempfile
 import textwrap
@@ -40,6 +41,26 @@ from codemode_kernel.runtime import CodemodeRuntime
 from codemode_kernel.selection import resolve_execution, revertible_calls
 from codemode_kernel.terminal import ProgramOutput, TerminalFormatter, quoted_block, terminal_json, terminal_text
 
+MCP_HELP = """Serve the runtime over MCP to an agent host: two tools, `codemode` (run a program) and
+`codemode_status` (follow an execution this server started, read-only, optionally waiting).
+
+Transport: stdio by default; --http HOST:PORT serves streamable HTTP on http://HOST:PORT/mcp with a
+bearer token (CODEMODE_MCP_TOKEN, else generated and printed to stderr), loopback only unless
+--allow-remote.
+
+Journal: the same store rules as every codemode command, printed to stderr at start:
+--store URL (or CODEMODE_STORE), else [store] url in codemode.toml, else --notebook X.ipynb's
+journal (X.codemode.db, the file its kernel and panel use), else <folder>.codemode.db in --dir
+(default: the working directory). Serve a notebook's journal to approve in its panel.
+
+Approvals stay with a person: a client that supports elicitation asks them (accept runs the call
+once, decline rejects it); otherwise the paused outcome tells the model a person must approve in
+the notebook, its panel, or with `codemode approve ID`.
+
+Connector commands (mcp = { command = "mcp-server-time" }) are found in this Python's bin folder
+first, then on PATH, so `/path/.venv/bin/codemode mcp` works without activating the virtualenv; a
+connector whose server cannot start is listed to the model as unavailable, with the reason."""
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``codemode`` parser: global options, then one subcommand per CLI command of the table.
@@ -49,8 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(prog="codemode", description="Code Mode runtime from a terminal.",
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog())
-    parser.add_argument("--dir", type=Path, default=None, help="folder whose codemode.toml configures connectors")
-    parser.add_argument("--store", default=None, help="SQLAlchemy URL of the journal (overrides the config)")
+    parser.add_argument("--dir", type=Path, default=None, help="folder whose codemode.toml configures connectors "
+                        "(default: the working directory); the journal is <folder>.codemode.db in it")
+    parser.add_argument("--notebook", type=Path, default=None, metavar="X.ipynb",
+                        help="use this notebook's journal (X.codemode.db beside it, the file its kernel uses) and "
+                             "its folder's codemode.toml")
+    parser.add_argument("--store", default=None, help="SQLAlchemy URL of the journal (overrides the config and "
+                        "the default file); CODEMODE_STORE does the same")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
     for command in COMMANDS:
@@ -62,6 +88,19 @@ def build_parser() -> argparse.ArgumentParser:
                             formatter_class=argparse.RawDescriptionHelpFormatter)
         for arg in command.options:
             sp.add_argument(arg.flag, metavar=arg.metavar, default=None, help=argparse.SUPPRESS)
+        if command.name == "mcp":
+            sp.description, sp.epilog = MCP_HELP, None
+            sp.usage = ("codemode [--notebook X.ipynb | --dir DIR] [--store URL] mcp [--http HOST:PORT "
+                        "[--allow-remote]] [--approvals ask|outside]")
+            sp.add_argument("--http", metavar="HOST:PORT", default=None,
+                            help="serve streamable HTTP on http://HOST:PORT/mcp instead of stdio (port 0: any free "
+                                 "port); clients send `Authorization: Bearer TOKEN`, TOKEN from CODEMODE_MCP_TOKEN or "
+                                 "generated and printed to stderr")
+            sp.add_argument("--allow-remote", action="store_true",
+                            help="allow --http on a non-loopback address (put TLS in front of it)")
+            sp.add_argument("--approvals", choices=("ask", "outside"), default="ask",
+                            help="ask: a paused call asks the person through clients that support elicitation "
+                                 "(default); outside: never, a person approves in the notebook, panel or CLI")
         sp.add_argument("words", nargs="*", help=argparse.SUPPRESS)  # read by Command.parse, as in a magic
         sp.set_defaults(_command=command, _parser=sp)
     return parser
@@ -83,6 +122,15 @@ def _parse(argv: Sequence[str] | None) -> tuple[argparse.Namespace, Command, dic
     options = {a.name: getattr(args, a.name) for a in command.options}
     try:
         values = command.parse(getattr(args, "words", []), options)
+        if args.notebook is not None and args.dir is not None:
+            raise UsageError("Give --notebook or --dir, not both: a notebook's folder is its configuration folder.")
+        if args.notebook is not None and args.notebook.suffix != ".ipynb":
+            raise UsageError(f"--notebook needs a notebook file (X.ipynb), not {str(args.notebook)!r}.")
+        if command.name == "mcp" and args.http is not None:
+            from codemode_kernel.serve.http import parse_bind, token_from_env
+
+            args.bind = parse_bind(args.http, allow_remote=args.allow_remote)
+            args.token = token_from_env()
     except UsageError as exc:
         args._parser.error(str(exc))
     return args, command, values
@@ -173,20 +221,59 @@ async def _command(args: argparse.Namespace, command: Command, values: dict[str,
                    ask: Callable[[str], str]) -> int:
     if command.name == "demo":
         return await demo(console, ask)
-    folder = (args.dir or Path.cwd()).resolve()
-    built = runtime_for_folder(folder, store=args.store)
+    notebook = args.notebook.resolve() if args.notebook is not None else None
+    folder = notebook.parent if notebook is not None else (args.dir or Path.cwd()).resolve()
+    built = runtime_for_folder(folder, store=args.store, notebook=notebook)
     rt = built.runtime
     for p in built.problems:
         sys.stderr.write(f"configuration: {quoted_block(p)}\n")
     if command.name == "mcp":
-        from codemode_kernel.serve import serve_stdio
-
-        await serve_stdio(rt)
-        return 0
+        return await _serve_mcp(args, rt)
     async with rt:
         if command.execution_argument is not None and values.get("execution") is not None:
             values["execution"] = await resolve_execution(rt, values["execution"], command.purpose)
         return await _HANDLERS[command.name](rt, console, values, ask)
+
+
+async def _serve_mcp(args: argparse.Namespace, rt: CodemodeRuntime) -> int:
+    """``codemode mcp``: stdio, or streamable HTTP with ``--http``; the journal is named on stderr."""
+    def say(text: str) -> None:
+        sys.stderr.write(f"codemode mcp: {terminal_text(text, multiline=False)}\n")
+        sys.stderr.flush()
+
+    say(f"journal {rt.store.where} (runtime {rt.name!r})")
+    options: dict[str, Any] = {"approvals_mode": args.approvals, "approve_hint": _approve_hint(args)}
+    if args.http is None:
+        from codemode_kernel.serve import serve_stdio
+
+        await serve_stdio(rt, **options)
+        return 0
+    from codemode_kernel.serve.http import TOKEN_ENV as token_env
+    from codemode_kernel.serve.http import serve_http
+
+    (host, port), (token, generated) = args.bind, args.token
+
+    def announce(url: str) -> None:
+        say(f"serving {url} (streamable HTTP; send `Authorization: Bearer <token>`)")
+        if generated:
+            say(f"bearer token: {token}   (generated; set {token_env} to choose one)")
+
+    await serve_http(rt, host, port, token, announce=announce, **options)
+    return 0
+
+
+def _approve_hint(args: argparse.Namespace) -> str:
+    """Where a person approves, for the model: the command over this server's journal (never the store URL)."""
+    if args.store is not None:
+        where = "`codemode --store <the same URL> approve ID`"
+    elif args.notebook is not None:
+        where = f"`codemode --notebook {shlex.quote(str(args.notebook))} approve ID`"
+    elif args.dir is not None:
+        where = f"`codemode --dir {shlex.quote(str(args.dir))} approve ID`"
+    else:
+        where = "`codemode approve ID` (in the folder this server was started in)"
+    return (f"The person approves it in the notebook's Code Mode panel, with `%approve ID` in the notebook, or from "
+            f"a terminal with {where} (`reject` to refuse it).")
 
 
 async def _run(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:

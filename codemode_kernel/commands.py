@@ -245,7 +245,8 @@ COMMANDS: tuple[Command, ...] = (
             arguments=(Argument("names", "NAME", "the names to forget", required=False, many=True),)),
     Command("tool", "The model-facing `codemode` tool description for this notebook.", magic="tool"),
     Command("demo", "A guided terminal demo of approvals, replay and rollback.", cli="demo"),
-    Command("mcp", "Serve the runtime over MCP on stdio as one tool named `codemode`.", cli="mcp"),
+    Command("mcp", "Serve the runtime over MCP (stdio, or --http HOST:PORT) as the tools `codemode` and "
+                   "`codemode_status`; --notebook X.ipynb serves that notebook's journal.", cli="mcp"),
 )
 
 BY_NAME: Mapping[str, Command] = {c.name: c for c in COMMANDS}

@@ -24,7 +24,9 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import shlex
+import shutil
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from contextlib import AsyncExitStack
@@ -234,6 +236,13 @@ class McpConnector(Connector):
         return built
 
     async def _list_tools(self) -> list[mcp_types.Tool]:
+        if self._target.command is not None and resolve_command(self._target.command) is None:
+            program = os.path.basename(self._target.command)
+            self.failure_summary = f"its MCP server's command {program!r} is not installed on this machine"
+            raise ConfigurationError(
+                f"{self._target.label}: the command {self._target.command!r} was not found in this Python's "
+                f"bin folder ({Path(sys.executable).parent}) or on PATH. Install it into this environment, or "
+                "give its absolute path in `mcp.command`.")
         try:
             client = await self._connection.client()
             self.failure_summary = "its MCP server did not list its tools"
@@ -474,7 +483,8 @@ class _Connection:
             return lambda http: streamable_http_client(url, http_client=http)
         assert target.command is not None and stderr is not None
         env = {k: expand_env(v, f"{target.label} env {k}") for k, v in (target.env or {}).items()}
-        params = StdioServerParameters(command=target.command, args=target.args, env=env or None, cwd=target.cwd)
+        command = resolve_command(target.command) or target.command
+        params = StdioServerParameters(command=command, args=target.args, env=env or None, cwd=target.cwd)
         return lambda _http: stdio_client(params, errlog=stderr.writer)
 
     def stderr_note(self, wait: float = 0.3) -> str:
@@ -501,6 +511,23 @@ class _Connection:
                 await asyncio.wait_for(task, 15)
             except BaseException:  # closing must reach every connection
                 log.debug("%s: closing the connection failed", self.target.label, exc_info=True)
+
+
+def resolve_command(command: str) -> str | None:
+    """The program a stdio server's ``command`` runs, or ``None`` when it cannot be found.
+
+    A bare name is looked up in the running interpreter's own ``bin`` folder first, then on
+    ``PATH``: an agent host launches ``/path/.venv/bin/codemode mcp`` without activating the
+    virtualenv, and ``mcp-server-time`` installed beside it must still be found (issue 15). The
+    interpreter's folder is taken unresolved (``.venv/bin``, not where its symlink points).
+    A command with a ``/`` is a path and is used as it is (when it exists).
+    """
+    if os.sep in command or (os.altsep and os.altsep in command):
+        return command if os.access(command, os.X_OK) and not os.path.isdir(command) else None
+    beside = Path(sys.executable).parent / command
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which(command)
 
 
 # -- results ---------------------------------------------------------------------------------------

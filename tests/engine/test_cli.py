@@ -49,7 +49,7 @@ def test_run_asks_and_resumes(project: Path, capsys: pytest.CaptureFixture[str])
     assert rc == 0
     assert asked == ["Approve tasks.add_task? [y/N] "]
     assert "[paused]" in out and "[completed]" in out and "[\n  0,\n  1\n]" in out
-    assert (project / f"{project.name}.codemode.db").exists()
+    assert (project / ".codemode" / f"{project.name}.codemode.db").exists()
 
 
 def test_commands_over_the_store(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,7 +91,7 @@ def test_console_script_is_installed() -> None:
 
 @pytest.mark.anyio
 async def test_mcp_server_in_process() -> None:
-    """The runtime served over MCP: one `codemode` tool whose results are the output dicts."""
+    """The runtime served over MCP: the `codemode` tool, whose results are the output dicts, and `codemode_status`."""
     from mcp import Client
 
     from codemode_kernel import CodemodeRuntime, InProcessExecutor
@@ -102,7 +102,7 @@ async def test_mcp_server_in_process() -> None:
     async with CodemodeRuntime([shop], store="sqlite://", executor=InProcessExecutor()) as rt:
         async with Client(build_mcp_server(rt)) as client:
             tools = (await client.list_tools()).tools
-            assert [t.name for t in tools] == ["codemode"]
+            assert [t.name for t in tools] == ["codemode", "codemode_status"]
             assert "shop" in (tools[0].description or "")
             done = await client.call_tool("codemode", {"code": "[i['title'] for i in shop.list_items()]"})
             assert done.structured_content is not None
@@ -131,3 +131,32 @@ def test_mcp_command_serves_over_stdio(tmp_path: Path) -> None:
 
     out = anyio.run(talk)
     assert out["status"] == "completed" and out["result"] == []
+
+
+def test_mcp_help_says_where_the_journal_is() -> None:
+    """`codemode mcp --help` documents the journal's default, --notebook, --store and HTTP."""
+    exe = Path(sys.executable).with_name("codemode")
+    out = subprocess.run([str(exe), "mcp", "--help"], capture_output=True, text=True, check=True).stdout
+    assert "<folder>.codemode.db" in out and "--notebook X.ipynb" in out and "--store URL" in out
+    assert "--http HOST:PORT" in out and "CODEMODE_MCP_TOKEN" in out
+
+
+def test_notebook_and_dir_together_are_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--notebook names the configuration folder too, so --dir beside it is a usage error."""
+    with pytest.raises(SystemExit) as exited:
+        main(["--dir", str(project), "--notebook", str(project / "a.ipynb"), "executions"])
+    assert exited.value.code == 2
+    assert "Give --notebook or --dir, not both" in capsys.readouterr().err
+
+
+def test_notebook_names_the_journal_the_kernel_uses(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`codemode --notebook X.ipynb` works on X's journal, not the folder's."""
+    from codemode_kernel.config import default_store_url
+
+    notebook = project / "analysis.ipynb"
+    assert main(["--notebook", str(notebook), "run", "--approve", "no", str(project / "prog.py")]) == 0
+    capsys.readouterr()
+    assert Path(default_store_url(notebook, project).removeprefix("sqlite:///")).exists()
+    assert not Path(default_store_url(None, project).removeprefix("sqlite:///")).exists()
+    assert main(["--notebook", str(notebook), "--json", "pending"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["method"] == "add_task"
