@@ -19,6 +19,7 @@ from typing import Any
 from codemode_kernel.errors import Interrupted, Timeout, WorkerCrashed
 from codemode_kernel.executor.base import ExecuteResult, HostHandler, OutputCallback, SandboxError
 from codemode_kernel.executor.sandbox import run_pass
+from codemode_kernel.executor.stream import MAX_KEPT_OUTPUT_CHARS, OutputStream, output_stream
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,8 @@ class InProcessLimits:
     timeout: float = 60.0
     #: As in ``Limits``: each print counts at least ``OUTPUT_MESSAGE_COST`` characters.
     max_output_chars: int = 1_000_000
+    #: As in ``Limits``: printed characters kept (shown, returned, journaled); the rest is dropped.
+    max_kept_output_chars: int = MAX_KEPT_OUTPUT_CHARS
     max_result_chars: int = 10_000_000
     #: As in ``Limits``: connector calls, steps, searches, describes and snippet runs.
     max_calls: int = 10_000
@@ -71,6 +74,29 @@ class _ThreadChannel:
             self.loop.call_soon_threadsafe(self.on_output, str(message.get("text", "")))
 
 
+class _Ticker:
+    """Sends what the pass printed at least every ``flush_seconds`` while it computes without printing.
+
+    The worker does this with a signal timer; here the pass is a thread, so the host's loop
+    ticks the stream (a tick never waits for the pass's thread).
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, output: OutputStream) -> None:
+        self.loop = loop
+        self.output = output
+        self.handle: asyncio.TimerHandle | None = loop.call_later(output.flush_seconds, self._tick)
+
+    def _tick(self) -> None:
+        self.output.tick()
+        if self.handle is not None:
+            self.handle = self.loop.call_later(self.output.flush_seconds, self._tick)
+
+    def stop(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+
 class InProcessExecutor:
     """Runs each pass in a new thread of this process (not isolated)."""
 
@@ -93,13 +119,14 @@ class InProcessExecutor:
         channel = _ThreadChannel(loop, host, on_output)
         done: asyncio.Future[dict[str, Any]] = loop.create_future()
         limits = self.limits
+        output = output_stream(channel.notify, limits.max_output_chars, limits.max_kept_output_chars)
 
         def target() -> None:
             try:
                 outcome = run_pass(code, namespaces, dict(inputs or {}), channel,
                                    max_output_chars=limits.max_output_chars, max_calls=limits.max_calls,
                                    max_result_chars=limits.max_result_chars, capture_variables=capture_variables,
-                                   replay=replay)
+                                   replay=replay, output=output)
             except BaseException as exc:
                 outcome = {"error": {"type": WorkerCrashed.__name__, "message": f"{type(exc).__name__}: {exc}"}}
             def settle() -> None:
@@ -110,6 +137,7 @@ class InProcessExecutor:
 
         entry = (channel, done)
         self._running.add(entry)
+        ticks = _Ticker(loop, output)
         threading.Thread(target=target, name="codemode-inprocess-pass", daemon=True).start()
         try:
             outcome = await asyncio.wait_for(asyncio.shield(done), timeout=limits.timeout)
@@ -117,6 +145,7 @@ class InProcessExecutor:
             channel.abandoned = f"the pass ran longer than {limits.timeout:g} s (timeout)"
             outcome = {"error": {"type": Timeout.__name__, "message": channel.abandoned}}
         finally:
+            ticks.stop()
             self._running.discard(entry)
         error = outcome.get("error")
         return ExecuteResult(

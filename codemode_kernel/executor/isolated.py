@@ -43,6 +43,7 @@ from codemode_kernel.executor.base import OUTPUT_MESSAGE_COST, ExecuteResult, Ho
 from codemode_kernel.executor.channel import RequestTooLarge, WorkerPipe, WorkerProtocolError, check_request
 from codemode_kernel.executor.launcher import make_launcher
 from codemode_kernel.executor.pool import EmptyRoot, Process, WarmPool, WorkerProcess
+from codemode_kernel.executor.stream import MAX_KEPT_OUTPUT_CHARS
 from codemode_kernel.executor.worker import dumps_line, loads_line
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,9 @@ class Limits:
     #: Characters the pass may print in total; each output message counts at least
     #: ``OUTPUT_MESSAGE_COST`` (8), so a flood of empty prints is bounded too.
     max_output_chars: int = 1_000_000
+    #: Characters of printed output a pass keeps (shown, returned in ``logs``, journaled);
+    #: past them a note, and the rest is dropped while the pass runs on (issue 16).
+    max_kept_output_chars: int = MAX_KEPT_OUTPUT_CHARS
     #: Characters of the serialized result (and, separately, of carried-over variables).
     max_result_chars: int = 10_000_000
     #: Connector calls per pass, counted with the program's steps, searches, describes and
@@ -96,9 +100,11 @@ class Limits:
                 problems.append(f"{name} must be 0 or more")
         if self.max_open_files < 8:
             problems.append("max_open_files must be at least 8 (the worker needs its pipes)")
-        for name in ("max_output_chars", "max_result_chars", "max_calls"):
+        for name in ("max_output_chars", "max_kept_output_chars", "max_result_chars", "max_calls"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1")
+        if self.max_kept_output_chars > MAX_VALUE_CHARS:  # kept output goes into the journal
+            problems.append(f"max_kept_output_chars must be at most {MAX_VALUE_CHARS:,} (kept output is journaled)")
         if problems:
             raise ConfigurationError("Invalid Limits: " + "; ".join(problems) + ".")
 
@@ -126,6 +132,7 @@ class Limits:
             "cpu_seconds": self.cpu_seconds, "max_memory_bytes": self.max_memory_bytes,
             "max_processes": self.max_processes, "max_file_size": self.max_file_size,
             "max_open_files": self.max_open_files, "max_output_chars": self.max_output_chars,
+            "max_kept_output_chars": self.max_kept_output_chars,
             "max_result_chars": self.max_result_chars, "max_calls": self.max_calls,
             "network": self.network, "require_isolation": self.require_isolation,
         }

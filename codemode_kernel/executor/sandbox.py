@@ -30,6 +30,7 @@ from codemode_kernel.executor.language import (
     compile_cell,
     guard_globals,
 )
+from codemode_kernel.executor.stream import OutputStream, output_stream
 
 STEP_METHOD_CONNECTOR = "codemode.step"  # the journal's connector name for steps (models.STEP_CONNECTOR)
 
@@ -76,8 +77,11 @@ class _Session:
     """State of one pass inside the sandbox."""
 
     def __init__(self, channel: Channel, namespaces: Mapping[str, Sequence[str]], max_output_chars: int,
-                 max_calls: int, replay: Sequence[Mapping[str, Any]] = ()) -> None:
+                 max_calls: int, replay: Sequence[Mapping[str, Any]] = (), output: OutputStream | None = None,
+                 ) -> None:
         self.channel = channel
+        # Printed text goes out in batches, and every request waits for the batch before it.
+        self.stream = output if output is not None else output_stream(channel.notify, max_output_chars)
         # The journal's replayable prefix, sent by the host at pass start (see ``local_replay``).
         self.replay = list(replay)
         self.replayed = 0
@@ -86,7 +90,6 @@ class _Session:
         self.max_output_chars = max_output_chars
         self.max_calls = max_calls
         self.calls = 0
-        self.output: list[str] = []
         self.output_chars = 0
         self.aborted: str | None = None
         self.fatal: dict[str, Any] | None = None
@@ -114,7 +117,8 @@ class _Session:
         message["replayed"] = self.replayed
         if message.get("op") in ("call", "step"):
             self.replaying = False
-        reply = self.channel.request(message)
+        with self.stream.exclusive():
+            reply = self.channel.request(message)
         if "abort" in reply:
             self.aborted = str(reply["abort"])
             raise ExecutionAborted(self.aborted)
@@ -194,13 +198,13 @@ class _Session:
     def write(self, text: str) -> None:
         if not text:
             return
-        # As the host counts it: every message costs at least OUTPUT_MESSAGE_COST.
+        # Each print counts at least OUTPUT_MESSAGE_COST, so a flood of empty prints is bounded too.
         self.output_chars += max(len(text), OUTPUT_MESSAGE_COST)
         if self.output_chars > self.max_output_chars:
             self.fail(LimitExceeded.__name__, f"the pass printed more than {self.max_output_chars:,} characters "
                                        "(max_output_chars)")
-        self.output.append(text)
-        self.channel.notify({"op": "output", "text": text})
+        self.stream.write(text)
+
 
 
 class MethodProxy:
@@ -430,13 +434,24 @@ def run_pass(
     out_of_memory_hint: str = "",
     capture_variables: bool = True,
     replay: Sequence[Mapping[str, Any]] = (),
+    output: OutputStream | None = None,
 ) -> dict[str, Any]:
     """Run one pass and return the ``done`` message: result, error, logs, variables.
 
     ``out_of_memory_hint`` is added to the message of a ``MemoryError`` (the isolated
-    worker names its address-space limit there).
+    worker names its address-space limit there). ``output`` is the stream printed text goes
+    to (``stream.output_stream`` on ``channel`` by default); its caller may tick it. It is
+    closed (its last batch sent) before this returns.
     """
-    session = _Session(channel, namespaces, max_output_chars, max_calls, replay)
+    session = _Session(channel, namespaces, max_output_chars, max_calls, replay, output)
+    try:
+        return _run(source, session, namespaces, inputs, max_result_chars, out_of_memory_hint, capture_variables)
+    finally:
+        session.stream.close()
+
+
+def _run(source: str, session: _Session, namespaces: Mapping[str, Sequence[str]], inputs: Mapping[str, Any],
+         max_result_chars: int, out_of_memory_hint: str, capture_variables: bool) -> dict[str, Any]:
     runner = _Runner(session, namespaces)
     done: dict[str, Any] = {"op": "done"}
     try:
@@ -476,7 +491,8 @@ def run_pass(
     if "error" in done:  # an exception's text is the code's data: bounded before it is reported
         done["error"].update(_error_for_host(done["error"]))
         done["error"]["traceback"] = str(done["error"].get("traceback", ""))[:MAX_REQUEST_TEXT]
-    done["logs"] = "".join(session.output).splitlines()
+    session.stream.close()
+    done["logs"] = session.stream.text.splitlines()
     done["variables"] = _collect_variables(g, reserved) if capture_variables and "error" not in done else {}
     return done
 

@@ -36,6 +36,7 @@ from typing import IO, Any
 
 from codemode_kernel.errors import LimitExceeded
 from codemode_kernel.executor.confinement import Libc, confine, mib, preload, set_parent_death_signal
+from codemode_kernel.executor.stream import output_stream
 
 # ---------------------------------------------------------------------------------------
 # Framing (shared with the host side: one JSON document per line, UTF-8, no NaN)
@@ -134,12 +135,14 @@ def serve(config: Mapping[str, Any], reader: IO[bytes], writer: IO[bytes],
     fallback = dumps_line({"op": "done", "error": {
         "type": LimitExceeded.__name__, "message": "the pass ran out of memory (MemoryError); " + hint,
         "lineno": None, "traceback": ""}, "variables": {}})
+    output = output_stream(channel.notify, int(limits["max_output_chars"]), int(limits["max_kept_output_chars"]))
     try:
-        done = run_pass(message["code"], message["namespaces"], message.get("inputs") or {}, channel,
-                        max_output_chars=int(limits["max_output_chars"]), max_calls=int(limits["max_calls"]),
-                        max_result_chars=int(limits["max_result_chars"]), out_of_memory_hint=hint,
-                        capture_variables=bool(message.get("capture_variables", True)),
-                        replay=message.get("replay") or ())
+        with output.signal_ticks():  # printed text waits at most 50 ms, even while the code computes
+            done = run_pass(message["code"], message["namespaces"], message.get("inputs") or {}, channel,
+                            max_output_chars=int(limits["max_output_chars"]), max_calls=int(limits["max_calls"]),
+                            max_result_chars=int(limits["max_result_chars"]), out_of_memory_hint=hint,
+                            capture_variables=bool(message.get("capture_variables", True)),
+                            replay=message.get("replay") or (), output=output)
         done.pop("logs", None)  # the host keeps the streamed output itself
         done["variables"] = _trim_variables(done.get("variables") or {}, int(limits["max_result_chars"]))
         data = dumps_line(done)

@@ -22,6 +22,7 @@ Design log:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import signal
@@ -38,7 +39,7 @@ from codemode_kernel.kernel.completion import Names, complete, gather_names, ins
 from codemode_kernel.kernel.display import Bundle, code_bundle, error_traceback
 from codemode_kernel.kernel.host import HostCells
 from codemode_kernel.kernel.magics import MAGICS, Magics, classify
-from codemode_kernel.kernel.output import CellOutcome, NullSink, Sink
+from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, Sink
 from codemode_kernel.kernel.session import NotebookSession
 
 log = logging.getLogger(__name__)
@@ -145,7 +146,9 @@ class CodemodeKernel(IPythonKernel):
         shell = self.shell
         count: int = shell.execution_count
         blank = not code.strip()
-        sink: Sink = NullSink() if silent else CellSink(self, self.get_parent("shell"), count)
+        # Stream text goes out in batches (issue 16): never one IOPub message per print.
+        sink = NullSink() if silent else Coalescing(CellSink(self, self.get_parent("shell"), count),
+                                                    asyncio.get_running_loop().call_later)
         if store_history and not blank:
             shell.history_manager.store_inputs(count, code)
         try:
@@ -156,6 +159,8 @@ class CodemodeKernel(IPythonKernel):
             sink.error(type(exc).__name__, f"internal error of the Code Mode kernel: {exc}", lines)
             outcome = CellOutcome.failed(type(exc).__name__, str(exc), lines)
         finally:
+            if isinstance(sink, Coalescing):
+                sink.flush()  # everything streamed is out before the reply and idle
             if store_history and not blank:
                 shell.execution_count += 1
         reply: dict[str, Any] = {"status": outcome.status, "execution_count": count,
