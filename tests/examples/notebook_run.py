@@ -34,7 +34,8 @@ def make_workspace(tmp: Path) -> Path:
     """A scratch copy of the notebooks folder, laid out like the repository."""
     folder = tmp / "examples" / "notebooks"
     shutil.copytree(NOTEBOOKS, folder, ignore=shutil.ignore_patterns(
-        "*.codemode.db*", "notes.sqlite*", "memo.json", "memo.tmp", ".ipynb_checkpoints", "__pycache__"))
+        "*.codemode.db*", ".codemode", "notes.sqlite*", "memo.json", "memo.tmp", ".ipynb_checkpoints",
+        "__pycache__"))
     (tmp / "codemode_kernel").symlink_to(REPO / "codemode_kernel", target_is_directory=True)
     return folder
 
@@ -95,6 +96,12 @@ def error(nb: nbformat.NotebookNode, cell_id: str) -> tuple[str, str]:
     if not errors:
         raise AssertionError(f"cell {cell_id!r} did not fail; it showed:\n{text(nb, cell_id)}")
     return errors[-1].ename, errors[-1].evalue
+
+
+def errors(nb: nbformat.NotebookNode) -> list[tuple[str, str, str]]:
+    """Every error output of the notebook, as (cell id, name, message)."""
+    return [(str(c.get("id")), o.ename, o.evalue) for c in nb.cells if c.cell_type == "code"
+            for o in c.outputs if o.output_type == "error"]
 
 
 def journal_rows(nb: nbformat.NotebookNode, cell_id: str) -> list[dict[str, str]]:
