@@ -43,19 +43,27 @@ MAX_WAIT_SECONDS = 60.0
 #: How often a waiting call reads the journal: the person may approve from another process
 #: (the kernel, the ``codemode`` command), so the store is the only place the change shows.
 POLL_SECONDS = 0.25
+#: How many execution ids a server remembers as its own.
+MAX_REMEMBERED = 10_000
 #: Statuses after which nothing more happens to an execution's outcome.
 FINISHED = ("completed", "error", "rejected", "rolled_back")
 
 
 class Started:
-    """The executions this server's ``codemode`` tool started (the only ones its model may follow)."""
+    """The executions this server's ``codemode`` tool started (the only ones its model may follow).
+
+    The newest :data:`MAX_REMEMBERED` are kept, so a server that runs for months stays small;
+    retention (``max_executions``) removes older ones from the journal long before.
+    """
 
     def __init__(self) -> None:
-        self._ids: set[str] = set()
+        self._ids: dict[str, None] = {}
         self.since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
 
     def add(self, execution_id: str) -> None:
-        self._ids.add(execution_id)
+        self._ids[execution_id] = None
+        if len(self._ids) > MAX_REMEMBERED:
+            del self._ids[next(iter(self._ids))]
 
     def __contains__(self, execution_id: object) -> bool:
         return execution_id in self._ids

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
+from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CallToolResult,
     ElicitRequest,
@@ -95,7 +96,7 @@ def build_mcp_server(runtime: CodemodeRuntime, *, description: str | None = None
                     request_state=json.dumps({"execution_id": pending["execution_id"], "seq": pending["seq"]}))
             try:
                 answer = await ctx.elicit(approvals.question(pending), approvals.ApprovalAnswer)
-            except ValueError:  # the client accepted without (valid) content: no decision
+            except (ValueError, MCPError):  # no valid content, or the client could not ask: no decision
                 note = _NO_ANSWER
                 break
             content = answer.data.model_dump() if answer.action == "accept" else None

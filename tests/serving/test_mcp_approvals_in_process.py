@@ -137,3 +137,23 @@ def test_long_arguments_are_cut_with_a_note() -> None:
     text = question({"execution_id": "E1", "seq": 0, "connector": "shop", "method": "create_item",
                      "args": {"title": "y" * 10_000}})
     assert "cut at 4000 of" in text and "codemode show E1" in text and len(text) < 5000
+
+
+async def test_a_client_that_cannot_ask_leaves_it_paused(runtime: tuple[CodemodeRuntime, Shop]) -> None:
+    """A client that declares elicitation but answers the question with an error: paused, with the next step.
+
+    Only the pre-2026 form reaches the server with that error; from 2026-07-28 the client's SDK
+    raises on its own side (the execution stays paused for a person).
+    """
+    mode = "legacy"
+    rt, shop = runtime
+
+    async def no_ui(context: Any, params: types.ElicitRequestParams) -> types.ErrorData:
+        return types.ErrorData(code=types.INTERNAL_ERROR, message="no way to ask the user here")
+
+    async with Client(build_mcp_server(rt), elicitation_callback=no_ui, mode=mode) as client:  # type: ignore[arg-type]
+        out = await client.call_tool("codemode", {"code": "shop.create_item(title='x')"})
+    assert out.is_error is False and out.structured_content is not None
+    assert out.structured_content["status"] == "paused"
+    assert out.structured_content["next_step"].startswith("The approval question got no usable answer.")
+    assert shop.calls["create_item"] == 0
