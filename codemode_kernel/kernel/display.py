@@ -3,10 +3,18 @@
 Pure functions of data (no Jupyter imports), so the cell, the approval card and the
 magics render the same way and tests can check them directly.
 
-Rich results: a list of flat dicts is a table (``text/html``); other dicts and lists are
-``application/json`` (JupyterLab's collapsible tree); everything has ``text/plain`` (the
-value's Python ``pprint`` form, as IPython shows it). A table bundle carries no JSON on
-purpose: JupyterLab prefers ``application/json`` over HTML and would hide the table.
+Rich results (issue 16, item 6), each with ``text/plain`` (the value's Python ``pprint``
+form, as IPython shows it, for consoles, nbconvert and papermill):
+
+- a list of records (dicts whose values are scalars or short) is a table, its columns the
+  keys in order of first appearance; a list of equal-length tuples or lists is a table
+  without a header;
+- a small dict or list (one short line) is only text: a tree would hide what fits on a line;
+- anything larger is an HTML tree of ``<details>`` (:func:`tree_html`), open two levels
+  deep, with a count on every branch; lists of records inside it are tables too.
+
+No ``application/json``: JupyterLab prefers it over HTML and shows it as a tree collapsed
+to its root (``▶ root [] 3 items``), which is what people looked at before.
 
 Values are hostile (issue 10, item 1): HTML comes only from :mod:`.markup`, which escapes
 every value, and code is shown in ``<pre>``, never in a Markdown fence a program can close.
@@ -28,8 +36,20 @@ Bundle = dict[str, Any]
 MAX_TABLE_ROWS = 200
 MAX_CELL_CHARS = 200
 MAX_TEXT_CHARS = 100_000
+#: A dict or list whose Python form fits in this many characters is shown as text only.
+INLINE_CHARS = 80
+#: A record's value this long (as compact JSON) or longer makes its list a tree, not a table.
+RECORD_VALUE_CHARS = 120
+#: How many levels of a tree are open when it is shown (the root is level 0).
+OPEN_LEVELS = 2
+#: How many items of one list, and how many nodes in all, a tree shows.
+TREE_ITEMS = 100
+TREE_NODES = 2_000
+#: Strings in a tree are cut here (the full text up to 2,000 characters is in the tooltip).
+TREE_STRING_CHARS = 300
 TABLE_CLASS = "codemode-table"
 CODE_CLASS = "codemode-code"
+TREE_CLASS = "codemode-tree"
 
 _RED, _GREEN, _CYAN, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
 _RULE = "-" * 75
@@ -41,11 +61,31 @@ _SCALARS = (str, int, float, bool, type(None), bytes, datetime, date)
 
 
 def is_table(value: Any) -> bool:
-    """True for a non-empty list of dicts whose values are all scalars."""
+    """True for a non-empty list of records: dicts whose values are scalars or short (compact JSON)."""
     return (
         isinstance(value, list) and bool(value)
-        and all(isinstance(row, dict) and all(isinstance(v, _SCALARS) for v in row.values()) for row in value)
+        and all(isinstance(row, dict) and bool(row) and all(_cell_sized(v) for v in row.values()) for row in value)
     )
+
+
+def is_row_table(value: Any) -> bool:
+    """True for a list of at least two tuples or lists of one length (two or more) with short items."""
+    if not (isinstance(value, list) and len(value) >= 2 and all(isinstance(r, tuple | list) for r in value)):
+        return False
+    width = len(value[0])
+    return width >= 2 and all(len(r) == width and all(_cell_sized(v) for v in r) for r in value)
+
+
+def _cell_sized(value: Any) -> bool:
+    if isinstance(value, _SCALARS):
+        return not isinstance(value, str | bytes) or len(value) <= MAX_CELL_CHARS * 10
+    return len(json_text(value, indent=None)) < RECORD_VALUE_CHARS
+
+
+def is_inline(value: Any) -> bool:
+    """True for a dict or list whose Python form is one short line."""
+    return "\n" not in (text := pprint.pformat(value, width=INLINE_CHARS, sort_dicts=False)) and \
+        len(text) <= INLINE_CHARS
 
 
 def plain_text(value: Any) -> str:
@@ -77,28 +117,86 @@ def result_bundle(value: Any) -> Bundle:
     """The MIME bundle of a cell's result."""
     plain = plain_text(value)
     if is_table(value):
-        columns: list[str] = []
-        for row in value:
-            for key in row:
-                if key not in columns:
-                    columns.append(key)
-        return bundle(plain, table_html(columns, [[row.get(c, "") for c in columns] for row in value]))
-    result: Bundle = {"text/plain": plain}
-    if isinstance(value, dict | list):
-        result["application/json"] = _jsonable(value)
-    return result
+        return bundle(plain, records_html(value))
+    if not isinstance(value, dict | list | tuple) or is_inline(value):
+        return {"text/plain": plain}
+    if isinstance(value, list) and is_row_table(value):
+        return bundle(plain, table_html([], value))
+    return bundle(plain, tree_html(value))
+
+
+def records_html(records: Sequence[Mapping[Any, Any]], *, caption: str | None = None) -> Html:
+    """A list of records as a table: one column per key, in order of first appearance."""
+    columns: list[Any] = []
+    for row in records:
+        for key in row:
+            if key not in columns:
+                columns.append(key)
+    return table_html([str(c) for c in columns], [[row.get(c, "") for c in columns] for row in records],
+                      caption=caption)
+
+
+def tree_html(value: Any) -> Html:
+    """A dict or list as a tree of ``<details>``: open :data:`OPEN_LEVELS` levels deep, counts on branches.
+
+    Keys and values are escaped text; strings are cut at :data:`TREE_STRING_CHARS`, lists at
+    :data:`TREE_ITEMS` items, the whole tree at :data:`TREE_NODES` nodes, each cut saying so.
+    """
+    budget = [TREE_NODES]
+    return element("div", _node(None, value, 0, budget), cls=TREE_CLASS)
+
+
+def _node(key: str | None, value: Any, level: int, budget: list[int]) -> Html:
+    budget[0] -= 1
+    label: list[Html | str] = [element("span", key, cls="codemode-key"), ": "] if key is not None else []
+    if not isinstance(value, dict | list | tuple) or not value or (level > 0 and is_inline(value)):
+        return element("div", *label, _leaf(value), cls="codemode-leaf")
+    if isinstance(value, dict):
+        size = f"{{}} {len(value)} key{'s' if len(value) != 1 else ''}"
+        items: list[tuple[str, Any]] = [(str(k), v) for k, v in value.items()]
+    else:
+        size = f"[] {len(value)} item{'s' if len(value) != 1 else ''}"
+        items = [(str(i), v) for i, v in enumerate(value)]
+    named: list[Html | str] = [element("span", key, cls="codemode-key"), " "] if key is not None else []
+    summary = element("summary", *named, element("span", size, cls="codemode-size"))
+    if isinstance(value, list) and level > 0 and is_table(value):
+        body = records_html(value)
+    else:
+        children = []
+        for k, v in items[:TREE_ITEMS]:
+            if budget[0] <= 0:
+                children.append(element("div", element("em", "… the rest is not shown here (see the text form)"),
+                                        cls="codemode-leaf"))
+                break
+            children.append(_node(k, v, level + 1, budget))
+        if len(items) > TREE_ITEMS and budget[0] > 0:
+            children.append(element("div", element("em", f"… {len(items) - TREE_ITEMS} more"), cls="codemode-leaf"))
+        body = join(children)
+    return element("details", summary, element("div", body, cls="codemode-children", style="margin-left:1.2em"),
+                   open=level < OPEN_LEVELS)
+
+
+def _leaf(value: Any) -> Html:
+    """One value in a tree: JSON's spelling, strings quoted and cut, small containers on one line."""
+    kind = ("null" if value is None else "bool" if isinstance(value, bool) else
+            "number" if isinstance(value, int | float) else "string" if isinstance(value, str) else "other")
+    shown = json_text(value, indent=None) if isinstance(value, dict | list | tuple) else \
+        json.dumps(_jsonable(value), ensure_ascii=False)
+    if len(shown) > TREE_STRING_CHARS:
+        return element("span", shown[:TREE_STRING_CHARS] + "…", cls=f"codemode-{kind}", title=shown[:2000])
+    return element("span", shown, cls=f"codemode-{kind}")
 
 
 def table_html(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str | None = None,
                limit: int = MAX_TABLE_ROWS) -> Html:
     """An HTML table; cells are escaped and long values shortened (full text in the tooltip)."""
-    head = element("thead", element("tr", *(element("th", str(c)) for c in columns)))
+    head = [element("thead", element("tr", *(element("th", str(c)) for c in columns)))] if columns else []
     body = [element("tr", *(_td(v) for v in row)) for row in rows[:limit]]
     if len(rows) > limit:
         body.append(element("tr", element("td", element("em", f"… {len(rows) - limit} more rows"),
-                                          colspan=len(columns))))
+                                          colspan=len(columns) or len(rows[0]))))
     parts = [element("caption", caption)] if caption else []
-    return element("table", *parts, head, element("tbody", *body), cls=TABLE_CLASS)
+    return element("table", *parts, *head, element("tbody", *body), cls=TABLE_CLASS)
 
 
 def _td(value: Any) -> Html:

@@ -13,7 +13,7 @@ So the kernel never sends Markdown with data in it, and builds HTML only here:
   :func:`element` and :func:`join` make one; a plain ``str`` given to them is *always*
   escaped (``html.escape(quote=True)``), so forgetting to escape cannot happen.
 - Tags come from a short allowlist; attributes are keyword arguments (``cls``, ``title``,
-  ``style``, ``colspan``), so no ``href``, ``src`` or ``on*`` can be written at all. A
+  ``style``, ``colspan``, ``open``), so no ``href``, ``src`` or ``on*`` can be written at all. A
   ``style`` is checked to be plain declarations (no ``url(…)``: no requests from CSS).
 - :func:`block` wraps a fragment for a MIME bundle or a widget: its class tells MathJax
   to leave the contents alone (``mathjax_ignore``; ``tex2jax_ignore`` for MathJax 2).
@@ -32,8 +32,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-TAGS = frozenset({"b", "caption", "code", "div", "em", "i", "p", "pre", "span", "strong", "table", "tbody",
-                  "td", "th", "thead", "tr"})
+TAGS = frozenset({"b", "caption", "code", "details", "div", "em", "i", "p", "pre", "span", "strong", "summary",
+                  "table", "tbody", "td", "th", "thead", "tr"})
 NO_TEX = "tex2jax_ignore mathjax_ignore"
 
 _CLASS = re.compile(r"^[A-Za-z0-9_ -]*$")
@@ -60,7 +60,7 @@ def join(parts: Iterable[Html | str], separator: Html | str = "") -> Html:
 
 
 def element(tag: str, *children: Html | str, cls: str = "", title: str = "", style: str = "",
-            colspan: int | None = None) -> Html:
+            colspan: int | None = None, open: bool = False) -> Html:
     """``<tag …>children</tag>``; children that are plain strings are escaped.
 
     The tag must be one of :data:`TAGS`; class names and styles are checked, and every
@@ -81,6 +81,8 @@ def element(tag: str, *children: Html | str, cls: str = "", title: str = "", sty
         attributes += f' style="{html.escape(style, quote=True)}"'
     if colspan is not None:
         attributes += f' colspan="{int(colspan)}"'
+    if open:
+        attributes += " open"
     return Html(f"<{tag}{attributes}>{join(children).source}</{tag}>")
 
 

@@ -31,9 +31,12 @@ def test_a_list_of_flat_dicts_is_shown_as_a_table_with_plain_text(shared_kernel:
     assert "application/json" not in data  # JupyterLab would prefer it and hide the table
 
 
-def test_dicts_are_shown_as_json_and_scalars_as_text(shared_kernel: Kernel) -> None:
-    data = shared_kernel.ok("{'a': [1, 2], 'b': {'c': None}}").result
-    assert data is not None and data["application/json"] == {"a": [1, 2], "b": {"c": None}}
+def test_dicts_are_shown_as_trees_small_ones_and_scalars_as_text(shared_kernel: Kernel) -> None:
+    data = shared_kernel.ok("{'a': [1, 2], 'b': {'c': None}, 'text': 'x' * 80}").result
+    assert data is not None and "application/json" not in data  # JupyterLab would show it collapsed
+    assert "<details open>" in data["text/html"] and "'b': {'c': None}" in data["text/plain"]
+    small = "{'a': [1, 2], 'b': {'c': None}}"
+    assert shared_kernel.ok(small).result == {"text/plain": small}
     assert shared_kernel.ok("'text'").result == {"text/plain": "'text'"}
     assert shared_kernel.ok("x_unused = 1").result is None
 

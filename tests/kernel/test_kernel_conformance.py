@@ -35,7 +35,7 @@ class CodemodeKernelConformance(jkt.KernelTests):
     code_generate_error = "raise ValueError('boom')"
     code_execute_result = [  # noqa: RUF012
         {"code": "6 * 7", "result": "42"},
-        {"code": "{'a': 1}", "mime": "application/json"},
+        {"code": "{'a': 1, 'b': list(range(40))}", "mime": "text/html"},
         {"code": "[{'a': 1}, {'a': 2}]", "mime": "text/html"},
     ]
     code_display_data = [{"code": "%connectors", "mime": "text/html"}]  # noqa: RUF012

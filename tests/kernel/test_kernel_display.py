@@ -14,22 +14,60 @@ from codemode_kernel.kernel.display import (
 )
 from codemode_kernel.kernel.output import RecordingSink, ReplayFilter, Tee
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
+from tests.kernel.kernel_harness import Kernel
 
 
-def test_a_list_of_flat_dicts_is_a_table_and_nested_data_is_json() -> None:
-    rows = [{"a": 1, "b": "x"}, {"a": 2, "c": None}]
+def test_a_list_of_records_is_a_table_even_with_short_nested_values() -> None:
+    rows = [{"a": 1, "b": "x"}, {"a": 2, "c": None, "tags": ["x", "y"]}]
     assert is_table(rows)
     bundle = result_bundle(rows)
-    assert set(bundle) == {"text/plain", "text/html"}
-    assert "<th>a</th><th>b</th><th>c</th>" in bundle["text/html"]
-    nested = [{"a": {"b": 1}}]
-    assert not is_table(nested) and result_bundle(nested)["application/json"] == nested
-    assert not is_table([]) and not is_table([1, 2])
+    assert set(bundle) == {"text/plain", "text/html"}  # no application/json: JupyterLab would prefer it
+    assert "<th>a</th><th>b</th><th>c</th><th>tags</th>" in bundle["text/html"]
+    assert "<td>[&quot;x&quot;, &quot;y&quot;]</td>" in bundle["text/html"]
+    assert not is_table([{"blob": {"k": "v" * 200}}]), "a record with a long nested value is a tree"
+    assert not is_table([]) and not is_table([1, 2]) and not is_table([{}])
+
+
+def test_small_values_are_text_only() -> None:
+    for value in ({"a": 1}, [1, 2, 3], ("x", "y"), {"status": "ok", "n": [1, 2]}, [], {}):
+        assert result_bundle(value) == {"text/plain": repr(value)}
+
+
+def test_equal_rows_are_a_table_without_a_header() -> None:
+    rows = [("notes.find_notes", "Find notes whose title or body contains the text."),
+            ("notes.list_notes", "List the notes, optionally only those with a tag."),
+            ("team.list_people", "List the people of a team.")]
+    html = result_bundle(rows)["text/html"]
+    assert "<table" in html and "<thead>" not in html and html.count("<tr>") == 3
+    assert "<td>notes.find_notes</td>" in html
+
+
+def test_larger_data_is_a_tree_open_two_levels_deep() -> None:
+    value = {"results": [{"path": f"notes.m{i}", "score": i / 10} for i in range(3)], "total": 3,
+             "deep": {"one": {"two": {"three": list(range(30))}}}, "text": "long " * 100}
+    html = result_bundle(value)["text/html"]
+    assert html.count("<details open>") == 3  # the root (level 0), "results" and "deep" (level 1)
+    assert "<details><summary><span class=\"codemode-key\">one</span>" in html, "level 2 starts closed"
+    assert "[] 3 items" in html and "{} 4 keys" in html
+    assert "<th>path</th><th>score</th>" in html, "a list of records inside a tree is a table"
+    assert "<span class=\"codemode-key\">total</span>: <span class=\"codemode-number\">3</span>" in html
+    assert "…" in html, "long strings are cut in the tree (the tooltip has more)"
+
+
+def test_a_tree_is_escaped_and_bounded() -> None:
+    hostile = "<img src=x onerror=alert(1)>"
+    html = result_bundle({hostile: [hostile] * 150, "n": {"k": hostile * 3}})["text/html"]
+    assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "… 50 more" in html
+    huge = result_bundle({f"k{i}": {"v": list(range(50))} for i in range(200)})["text/html"]
+    assert "the rest is not shown here" in huge and huge.count("codemode-leaf") < 2_100
 
 
 def test_json_shows_bytes_and_dates_readably() -> None:
-    bundle = result_bundle({"when": datetime(2026, 1, 2, 3, 4), "raw": b"abc", "pair": (1, 2)})
-    assert bundle["application/json"] == {"when": "2026-01-02T03:04:00", "raw": "<3 bytes>", "pair": [1, 2]}
+    bundle = result_bundle({"when": datetime(2026, 1, 2, 3, 4), "raw": b"abc", "pair": (1, 2),
+                            "padding": "x" * 80})
+    html = bundle["text/html"]
+    assert "&quot;2026-01-02T03:04:00&quot;" in html and "&lt;3 bytes&gt;" in html and "[1, 2]" in html
     assert "datetime.datetime(2026, 1, 2, 3, 4)" in bundle["text/plain"]
 
 
@@ -155,3 +193,17 @@ def test_a_card_is_a_sink_for_what_follows() -> None:
     bundle = c.bundle("summary")
     assert bundle["text/plain"] == "summary"
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == c.root.model_id
+
+
+def test_a_real_kernel_shows_records_trees_and_small_values_as_people_read_them(kernel: Kernel) -> None:
+    """The tour's search: a table of records, a tree around it, plain text beside both."""
+    records = kernel.ok('[{"path": r["path"], "approval": r["requires_approval"]} '
+                        'for r in codemode.search("add a note")["results"][:2]]').result
+    assert records is not None and set(records) == {"text/plain", "text/html"}
+    assert "<th>path</th><th>approval</th>" in records["text/html"] and "notes.add_note" in records["text/plain"]
+    found = kernel.ok('codemode.search("add a note")').result
+    assert found is not None and set(found) == {"text/plain", "text/html"}
+    assert found["text/html"].startswith('<div class="tex2jax_ignore mathjax_ignore"><div class="codemode-tree">'
+                                         '<details open>')
+    assert "<th>path</th>" in found["text/html"] and "'results':" in found["text/plain"]
+    assert kernel.ok("{'status': 'ok'}").result == {"text/plain": "{'status': 'ok'}"}
