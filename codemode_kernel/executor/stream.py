@@ -25,8 +25,9 @@ The 50 ms deadline must also hold while the code computes or sleeps without prin
 the host's event loop). A tick never waits: when the pass is itself writing or talking to
 the host (the lock is held), that tick is skipped.
 
-The cut. A pass keeps the first ``keep`` characters of what it prints (``max_kept_output_chars``,
-200,000 by default). There the stream sends a note saying so, and drops the rest: it is not
+The cut. A pass keeps at most ``keep`` characters of what it prints (``max_kept_output_chars``,
+200,000 by default), up to the end of the last whole line that fits (or exactly ``keep`` when
+that line has no end). There the stream sends a note saying so, and drops the rest: it is not
 sent, not shown, not returned in ``logs`` and not journaled; at the end of the pass a second
 note says how many characters were dropped. The cut is at a fixed character count, so a
 replayed pass (approval) prints exactly the same kept text and notes as the pass before it.
@@ -60,7 +61,7 @@ MAX_KEPT_OUTPUT_CHARS = 200_000
 
 def cut_note(keep: int) -> str:
     """The note sent where a pass's output is cut."""
-    return (f"[Code Mode: output cut here: a pass keeps the first {keep:,} characters it prints "
+    return (f"[Code Mode: output cut here: a pass keeps at most {keep:,} characters of what it prints "
             f"(max_kept_output_chars). The rest of this pass's output is dropped: not shown, not returned, "
             f"not journaled. Print less, or return a summary.]\n")
 
@@ -104,6 +105,7 @@ class OutputStream:
         self.pending_chars = 0
         self.since = 0.0          # when the oldest pending text was written
         self.accepted = 0         # characters kept so far (sent or pending)
+        self.line_ended = False   # the kept text ends with a line break
         self.cut = False
         self.dropped = 0          # characters printed after the cut
         self.cost = 0             # what the host has counted of the messages sent
@@ -124,6 +126,11 @@ class OutputStream:
             room = self.keep - self.accepted
             if len(text) > room:
                 head = text[:room]
+                end = head.rfind("\n") + 1  # the cut falls at the end of a line where there is one
+                if end:
+                    head = head[:end]
+                elif self.accepted and self.line_ended:
+                    head = ""
                 self.dropped += len(text) - len(head)
                 self._add(head)
                 self._cut()
@@ -199,6 +206,7 @@ class OutputStream:
         self.pending.append(text)
         self.pending_chars += len(text)
         self.accepted += len(text)
+        self.line_ended = text.endswith("\n")
 
     def _cut(self) -> None:
         self.cut = True

@@ -11,7 +11,9 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +28,26 @@ NOTE = "[Code Mode: output cut here"
 
 
 def stream_messages(run: Run) -> int:
-    return len(run.of("stream"))
+    """How many stream messages the cell got, after checking they were coalesced.
+
+    The kernel sends stream text at most every 100 ms, or when 64 KiB wait, or before another
+    message: the bound comes from the messages' own send times (their header dates), so it
+    holds however busy the machine is.
+    """
+    streams = [m for m in run.messages if m["msg_type"] == "stream"]
+    if not streams:
+        return 0
+    span = (_sent(streams[-1]) - _sent(streams[0])).total_seconds()
+    chars = sum(len(m["content"]["text"]) for m in streams)
+    others = len(run.messages) - len(streams)
+    bound = 2 + others + chars / 65_536 + span / 0.1
+    assert len(streams) <= bound, (len(streams), bound)
+    return len(streams)
+
+
+def _sent(message: dict[str, Any]) -> datetime:
+    date = message["header"]["date"]
+    return date if isinstance(date, datetime) else datetime.fromisoformat(str(date))
 
 
 def stored_logs(folder: Path) -> list[tuple[str, str, int]]:
@@ -55,10 +76,12 @@ def test_a_flood_ends_with_its_real_outcome_in_a_few_messages(kernel: Kernel, no
     assert run.status == "error"
     assert run.error is not None and run.error["ename"] == "LimitExceeded"
     assert "max_output_chars" in run.error["evalue"]
-    assert stream_messages(run) <= 20, stream_messages(run)
+    assert stream_messages(run) < 200, "about 80,000 prints before the pass stopped (one message each before)"
     out = run.stdout
     assert out.startswith("line 0\nline 1\n")
-    assert out.index(NOTE) == MAX_KEPT_OUTPUT_CHARS + 1  # the kept text, then the note on a line of its own
+    kept = out[:out.index(NOTE)]
+    assert kept.endswith("\n") and MAX_KEPT_OUTPUT_CHARS - 20 < len(kept) <= MAX_KEPT_OUTPUT_CHARS, len(kept)
+    assert kept == "".join(f"line {k}\n" for k in range(kept.count("\n"))), "whole lines, in order"
     assert "more characters of output were dropped after the cut" in out
     assert len(out) < MAX_KEPT_OUTPUT_CHARS + 1000
     # The journal holds what the cell shows: bounded, not the million characters printed.
@@ -73,11 +96,11 @@ def test_a_cut_flood_completes_and_says_how_much_was_dropped(kernel: Kernel, not
     run = kernel.ok(MEDIUM, timeout=120)
     assert run.result is not None and run.result["text/plain"] == "'finished'"
     out = run.stdout
-    kept = MEDIUM_TEXT[:MAX_KEPT_OUTPUT_CHARS]
-    dropped = len(MEDIUM_TEXT) - MAX_KEPT_OUTPUT_CHARS
-    assert out.startswith(kept + ("\n" if not kept.endswith("\n") else "") + cut_note(MAX_KEPT_OUTPUT_CHARS))
+    kept = MEDIUM_TEXT[:MEDIUM_TEXT.rindex("\n", 0, MAX_KEPT_OUTPUT_CHARS) + 1]  # the last whole line that fits
+    dropped = len(MEDIUM_TEXT) - len(kept)
+    assert out.startswith(kept + cut_note(MAX_KEPT_OUTPUT_CHARS))
     assert out.endswith(f"[Code Mode: {dropped:,} more characters of output were dropped after the cut.]\n")
-    assert stream_messages(run) <= 10, stream_messages(run)
+    assert stream_messages(run) < 200, "50,000 prints"
     [(status, _, size)] = stored_logs(notebook_dir)
     assert status == "completed" and size < MAX_KEPT_OUTPUT_CHARS + 1000
 
@@ -90,7 +113,7 @@ def test_a_timeout_during_a_flood_is_the_cells_error(short_timeout_kernel: tuple
     assert run.error is not None and run.error["ename"] == "Timeout", run.error
     assert "Limits.timeout=3" in run.error["evalue"]
     assert NOTE in run.stdout
-    assert stream_messages(run) <= 10, stream_messages(run)
+    assert stream_messages(run) < 200, "50,000 prints"
     # The last messages of the request are the stream, then the error (the harness stops at idle).
     assert [m["msg_type"] for m in run.messages][-1] == "error"
     [(status, error_type, size)] = stored_logs(folder)
@@ -105,7 +128,7 @@ def test_output_stays_in_order_around_connector_calls(kernel: Kernel) -> None:
     run = kernel.ok(code, timeout=120)
     expected = "".join(f"before {k}\nafter {k}\n" for k in range(300)) + "end\n"
     assert run.stdout == expected
-    assert stream_messages(run) < 100, stream_messages(run)
+    assert stream_messages(run) < 600, "600 prints, each batch ended by a call"
 
 
 def test_printed_text_comes_before_the_approval_card(kernel: Kernel, notebook_dir: Path) -> None:
@@ -124,7 +147,7 @@ def test_a_cut_pass_replayed_after_approval_shows_only_what_is_new(kernel: Kerne
             "added = notes.add_note(text='cut')\nprint('after the call')\nadded['text']\n")
     run = kernel.ok(code, timeout=120)
     printed = "".join(str(k) * 1000 + "\n" for k in range(300))
-    first_dropped = len(printed) - MAX_KEPT_OUTPUT_CHARS
+    first_dropped = len(printed) - len(printed[:printed.rindex("\n", 0, MAX_KEPT_OUTPUT_CHARS) + 1])
     assert run.stdout.endswith(f"[Code Mode: {first_dropped:,} more characters of output were dropped "
                                "after the cut.]\n")
     card = run.card
