@@ -236,11 +236,12 @@ class McpConnector(Connector):
         return built
 
     async def _list_tools(self) -> list[mcp_types.Tool]:
-        if self._target.command is not None and resolve_command(self._target.command) is None:
-            program = os.path.basename(self._target.command)
-            self.failure_summary = f"its MCP server's command {program!r} is not installed on this machine"
+        command = self._target.command
+        if command is not None and os.sep not in command and resolve_command(command) is None:
+            # A bare name found nowhere (a path that does not exist fails to start, saying so).
+            self.failure_summary = f"its MCP server's command {command!r} is not installed on this machine"
             raise ConfigurationError(
-                f"{self._target.label}: the command {self._target.command!r} was not found in this Python's "
+                f"{self._target.label}: the command {command!r} was not found in this Python's "
                 f"bin folder ({Path(sys.executable).parent}) or on PATH. Install it into this environment, or "
                 "give its absolute path in `mcp.command`.")
         try:
