@@ -8,6 +8,10 @@ door was used. The outcome of a pass (a cell's first pass, or an approved one) i
 Idempotency, in three layers: the card disables its buttons before acting; this class
 refuses a second action on an execution while one is in flight (``_busy``); the runtime's
 compare-and-set refuses a stale approval and reverts each call at most once.
+
+A decision that comes late (``%approve last`` after a click, a second ``%reject``, a stale
+card) is not an error: :meth:`Actions.settled` says what became of the execution instead
+(issue 16, item 7): "Already approved: … is completed."
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ from codemode_kernel.kernel.output import CellOutcome, NullSink, ReplayFilter, S
 from codemode_kernel.kernel.variables import CarriedVariables
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet
-from codemode_kernel.selection import revertible_calls
+from codemode_kernel.selection import resolve_execution, revertible_calls
 
 #: How many executions' records (code, output shown, card) are kept; paused ones are never dropped.
 MAX_RECORDS = 500
+#: How far back ``%approve last`` looks for the last decision when nothing is paused.
+SETTLED_SCAN = 50
 
 
 @dataclass
@@ -159,6 +165,31 @@ class Actions:
         self.remember(eid, record)
         return record
 
+    # -- late decisions ------------------------------------------------------------------------
+
+    async def settled(self, verb: str, token: str) -> str | None:
+        """What to answer a late ``approve``/``reject`` of ``token`` (``last``, an id or a prefix) with.
+
+        ``None`` when there is something to decide (a paused execution), or when ``token``
+        names nothing (the caller's usual error says so); otherwise one kind sentence with
+        the execution's actual state.
+        """
+        runtime = self.home.runtime
+        if token.strip() == "last":
+            if await runtime.pending():
+                return None
+            for recent in await runtime.executions(limit=SETTLED_SCAN):
+                if recent.passes > 1 or recent.status == "rejected":
+                    return "Nothing waits for approval. " + settled_text(verb, recent)
+            return "Nothing waits for approval: no execution of this notebook is paused."
+        try:
+            state = await runtime.execution(await resolve_execution(runtime, token))
+        except CodemodeError:
+            return None
+        if state is None or state.status == "paused":
+            return None
+        return settled_text(verb, state)
+
     # -- approve, reject, roll back, save, delete, expire ----------------------------------------
 
     async def approve(self, execution_id: str, *, origin: Sink | None = None) -> dict[str, Any]:
@@ -193,6 +224,15 @@ class Actions:
         out = await runtime.approve(execution_id, on_output=live)
         if out.get("refused"):
             state = await runtime.execution(execution_id)
+            if state is not None and state.status not in ("paused", "running"):
+                # Decided elsewhere first (another tab, kernel or host): say how it ended.
+                late = settled_text("approve", state)
+                if card is not None:
+                    card.refused(late, retry=False, level="info")
+                if origin is not None:
+                    origin.stream(late + "\n")
+                self.home.notify("execution_changed", execution_id)
+                return {**out, "settled": True, "message": late}
             if card is not None:
                 card.refused(str(out.get("error")), retry=state is not None and state.status == "paused")
             _show_error(origin, out)
@@ -222,6 +262,13 @@ class Actions:
             ok = await runtime.reject(execution_id, seq)
             state = await runtime.execution(execution_id)
             if not ok:
+                if state is not None and state.status not in ("paused", "running"):
+                    late = settled_text("reject", state)
+                    if card is not None:
+                        card.refused(late, retry=False, level="info")
+                    if origin is not None:
+                        origin.stream(late + "\n")
+                    return False
                 why = _reject_refusal(execution_id, seq, state)
                 if card is not None:
                     card.refused(why, retry=state is not None and state.status == "paused")
@@ -315,6 +362,24 @@ class Actions:
                 record.pending = []
             self.home.notify("execution_changed", eid)
         return ids
+
+
+def settled_text(verb: str, state: ExecutionState) -> str:
+    """One sentence on an execution that no longer waits for a decision, for a late ``verb``."""
+    eid, status = state.id, state.status.replace("_", " ")
+    if state.status == "running":
+        return f"Execution {eid} is running (an approval is under way): there is nothing to {verb} now."
+    if state.status == "rejected":
+        return (f"Already decided: execution {eid} was rejected (or expired), so nothing is left to {verb}. "
+                "Run its cell again to start over.")
+    if state.passes <= 1:
+        return f"Nothing to {verb}: execution {eid} never waited for approval; it is {status}."
+    after = {"completed": "and completed", "error": f"and then failed (%journal {eid} shows why)",
+             "rolled_back": "and was rolled back since"}.get(state.status, f"and is {status}")
+    if verb == "reject":
+        return (f"Too late to reject: execution {eid} was already approved {after}."
+                + (f" %rollback {eid} reverts what it applied." if state.status != "rolled_back" else ""))
+    return f"Already approved: execution {eid} ran on after its approval {after}."
 
 
 def _refusal(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

@@ -138,6 +138,11 @@ class Magics:
         except UsageError as exc:
             return _fail(sink, "UsageError", str(exc))
         try:
+            if command.name in ("approve", "reject") and values.get("execution") is not None:
+                late = await self.session.actions.settled(command.name, values["execution"])
+                if late is not None:  # decided already (a click, another tab): not an error (issue 16)
+                    sink.stream(late + "\n")
+                    return CellOutcome()
             if command.execution_argument is not None and values.get("execution") is not None:
                 values["execution"] = await self.session.resolve(values["execution"], command.purpose or "")
             outcome = await _HANDLERS[command.name](self, values, sink)
@@ -269,6 +274,8 @@ async def _pending(m: Magics, v: dict[str, Any], sink: Sink) -> None:
 async def _approve(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
     eid = v["execution"]
     out = await m.session.approve(eid, origin=sink)
+    if out.get("settled"):  # decided elsewhere in the meantime; the cell says how it ended
+        return CellOutcome(execution_id=eid)
     if out.get("status") == "error":
         ename, evalue, _ = error_parts(out)
         return CellOutcome.failed(ename, evalue, execution_id=eid)

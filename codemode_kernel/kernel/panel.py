@@ -270,7 +270,9 @@ class PanelChannel:
         eid = request.params["execution_id"]
         output = await self._host.approve(eid)
         if output.get("refused"):
-            raise _Refused(str(output.get("error", "")), str(output.get("error_type", "InvalidStateError")))
+            # A late approval says how the execution ended ("Already approved: … completed").
+            raise _Refused(str(output.get("message") or output.get("error", "")),
+                           str(output.get("error_type", "InvalidStateError")))
         self.notify("execution_changed", eid)
         return {
             "execution_id": eid,

@@ -183,14 +183,17 @@ class ExecutionCard:
         self.snippet_save.disabled = False
         self.footer.layout.display = "" if (can_rollback or can_save) else "none"
 
-    def refused(self, text: str, *, retry: bool) -> None:
-        """The runtime refused the action (a stale card, a missing connector…)."""
+    def refused(self, text: str, *, retry: bool, level: str = "error") -> None:
+        """The runtime refused the action (a stale card, a missing connector…).
+
+        ``level="info"`` when it was decided elsewhere first: not an error, just late.
+        """
         self.locked = False
         for b in self._action_buttons:
             b.disabled = not retry
         if not retry and self.status == "running":
             self._set_header("paused", "stale")
-        self.notice(text, "error")
+        self.notice(text, level)
 
     def rolled_back(self, text: str, *, reverted: bool, can_rollback: bool) -> None:
         self.locked = False

@@ -73,8 +73,8 @@ def test_a_stale_card_refuses_and_applies_nothing(kernel: Kernel, notebook_dir: 
     config = load_config(notebook_dir)
 
     async def approve_elsewhere() -> None:
-        other = CodemodeRuntime(config.connectors, store=f"sqlite:///{notebook_dir / 'analysis.codemode.db'}",
-                                executor=InProcessExecutor())
+        journal = notebook_dir / ".codemode" / "analysis.codemode.db"
+        other = CodemodeRuntime(config.connectors, store=f"sqlite:///{journal}", executor=InProcessExecutor())
         try:
             pending = await other.pending()
             out = await other.approve(pending[0].execution_id)
@@ -85,8 +85,8 @@ def test_a_stale_card_refuses_and_applies_nothing(kernel: Kernel, notebook_dir: 
     asyncio.run(approve_elsewhere())
     assert calls(notebook_dir, "add_note") == 1
     kernel.click(kernel.widgets.buttons(card, "Approve")[0])
-    kernel.wait_until(lambda: "Cannot approve" in kernel.widgets.texts(card), what="the refusal")
-    assert "'completed'" in kernel.widgets.texts(card)
+    kernel.wait_until(lambda: "Already approved" in kernel.widgets.texts(card), what="the late answer")
+    assert "ran on after its approval and completed" in kernel.widgets.texts(card)
     assert calls(notebook_dir, "add_note") == 1
     assert all(kernel.widgets.models[b]["disabled"] for b in kernel.widgets.find(card, "ButtonModel",
                                                                                   description="Approve"))
@@ -141,9 +141,41 @@ def test_approve_last_in_another_cell_also_updates_the_card(kernel: Kernel, note
     assert run.result == {"text/plain": "'magic'"}
     kernel.wait_until(lambda: "Completed" in kernel.widgets.header(card), what="the card")
     assert calls(notebook_dir, "add_note") == 1
-    again = kernel.execute("%approve last")
-    assert again.status == "error" and again.error is not None
-    assert "no paused execution" in again.error["evalue"]
+    again = kernel.ok("%approve last")
+    assert again.error is None and again.stdout.startswith("Nothing waits for approval. Already approved: ")
+    assert calls(notebook_dir, "add_note") == 1
+
+
+def test_late_approvals_and_rejections_answer_with_the_actual_state(kernel: Kernel, notebook_dir: Path) -> None:
+    """A click approved it; every later decision, typed or clicked, says so kindly and changes nothing."""
+    card = pause(kernel, "late")
+    kernel.click(kernel.widgets.buttons(card, "Approve")[0])
+    kernel.wait_until(lambda: "Completed" in kernel.widgets.header(card), what="the card to complete")
+    eid = kernel.ok("%executions 1").of("display_data")[0]["data"]["text/plain"].splitlines()[2].split()[0]
+    answers = {line: kernel.ok(line) for line in
+               ("%approve last", f"%approve {eid}", f"%approve {eid[:8]}", "%reject last", f"%reject {eid}")}
+    for line, run in answers.items():
+        assert run.error is None and run.stderr == "", line
+    assert answers["%approve last"].stdout == (
+        f"Nothing waits for approval. Already approved: execution {eid} ran on after its approval and completed.\n")
+    assert answers[f"%approve {eid}"].stdout == answers[f"%approve {eid[:8]}"].stdout == (
+        f"Already approved: execution {eid} ran on after its approval and completed.\n")
+    assert answers[f"%reject {eid}"].stdout == (
+        f"Too late to reject: execution {eid} was already approved and completed. "
+        f"%rollback {eid} reverts what it applied.\n")
+    assert answers["%reject last"].stdout.startswith("Nothing waits for approval. Too late to reject: ")
+    assert calls(notebook_dir, "add_note") == 1 and notes(notebook_dir) == ["late"]
+    rejected = kernel.ok("notes.add_note(text='no')")
+    kernel.ok("%reject last")
+    assert rejected.card is not None
+    again = kernel.ok("%approve last")
+    assert "was rejected (or expired), so nothing is left to approve" in again.stdout
+    assert kernel.ok("%reject last").stdout == again.stdout.replace("to approve", "to reject")
+    never = kernel.ok("notes.list_notes()")
+    assert never.error is None
+    assert kernel.ok("%approve last").stdout.startswith("Nothing waits for approval. Already decided: ")
+    assert kernel.execute("%approve 01NOSUCHEXECUTION0000000000").status == "error", "an unknown id is an error"
+    assert calls(notebook_dir, "add_note") == 1
 
 
 def test_a_replayed_pass_sees_the_names_it_started_with(kernel: Kernel, notebook_dir: Path) -> None:
