@@ -102,7 +102,7 @@ def create_code_tool(
                                      "connectors (McpConnector, OpenApiConnector, ToolSetConnector, ...) or functions")
     if functions:
         connectors.append(ToolSetConnector(functions, name=FUNCTIONS_CONNECTOR))
-    runner = _CodeRunner(check_connector_names(connectors), executor, transform_result)
+    runner = CodeRunner(check_connector_names(connectors), executor, transform_result)
     return CodeTool(name, code_tool_description(runner.connectors, description), dict(CODE_INPUT_SCHEMA),
                     dict(OUTPUT_SCHEMA), runner.run, runner.aclose)
 
@@ -123,7 +123,9 @@ def code_tool_description(connectors: Mapping[str, Connector], description: str 
     ])
 
 
-class _CodeRunner:
+class CodeRunner:
+    """Runs programs for a code tool: one pass each, no journal (shared with :mod:`codemode_kernel.wrap_servers`)."""
+
     def __init__(self, connectors: dict[str, Connector], executor: Executor | None,
                  transform_result: Callable[[Any], Any] | None, inputs: Mapping[str, Any] | None = None) -> None:
         self.connectors = connectors

@@ -19,6 +19,7 @@ structured content are the JSON outcome (``error``, ``error_type``, ``logs``).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
@@ -33,7 +34,7 @@ from mcp.server import MCPServer, Server
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
 from codemode_kernel import json_pointer
-from codemode_kernel.code_tool import CodeTool, _CodeRunner, code_tool_description
+from codemode_kernel.code_tool import OUTPUT_SCHEMA, CodeRunner, CodeTool, code_tool_description
 from codemode_kernel.connectors.base import Connector, Tool, sanitize_identifier
 from codemode_kernel.connectors.mcp import McpConnector
 from codemode_kernel.connectors.openapi_document import OpenApiDocument, parse_text
@@ -41,9 +42,17 @@ from codemode_kernel.discovery.tool_text import INPUT_SCHEMA as CODE_INPUT_SCHEM
 from codemode_kernel.errors import ConfigurationError
 from codemode_kernel.executor.base import Executor
 from codemode_kernel.executor.language import LANGUAGE_RULES
+from codemode_kernel.truncation import truncate
 
 UpstreamServer = MCPServer | Server[Any] | McpConnector | str | Sequence[str]
 RequestFn = Callable[[dict[str, Any]], Awaitable[Any]]
+Transform = Callable[[Any], Any]
+
+#: What the servers' tools return at most by default: a program that returns a whole document or
+#: a huge listing would flood the model's context, so a longer result is cut with a note
+#: (``transform_result=None`` turns it off).
+MAX_RESULT_CHARS = 100_000
+DEFAULT_TRANSFORM: Transform = functools.partial(truncate, max_chars=MAX_RESULT_CHARS)
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 #: Above this many characters of JSON, the ``spec`` global keeps ``#/components/schemas`` references
@@ -55,7 +64,8 @@ MAX_INLINED_SPEC_CHARS = 4_000_000
 
 
 async def code_mcp_server(server: UpstreamServer, executor: Executor | None = None, description: str | None = None,
-                          *, name: str | None = None) -> MCPServer:
+                          *, name: str | None = None, transform_result: Transform | None = DEFAULT_TRANSFORM
+                          ) -> MCPServer:
     """An ``MCPServer`` with one tool, ``codemode``, whose programs call ``server``'s tools.
 
     ``server`` is an ``MCPServer`` (or low-level ``Server``) in this process, a URL of a
@@ -64,13 +74,14 @@ async def code_mcp_server(server: UpstreamServer, executor: Executor | None = No
     ``name``, else the server's name (``MCPServer("notes")`` → ``notes``), the stdio
     command's (``mcp-server-time`` → ``mcp_server_time``; ``python -m pkg.srv`` → ``srv``) or
     the URL's host (``api.example.com`` → ``api``). The upstream tools are listed now, so an
-    unreachable server fails here with a clear ``ConfigurationError``.
+    unreachable server fails here with a clear ``ConfigurationError``. A result longer than
+    ``MAX_RESULT_CHARS`` reaches the model cut, with a note (``transform_result``).
     """
     connector = _upstream(server, name)
     await connector.tools()
-    runner = _CodeRunner({connector.name: connector}, executor, None)
+    runner = CodeRunner({connector.name: connector}, executor, transform_result)
     tool = CodeTool("codemode", code_tool_description(runner.connectors, description), dict(CODE_INPUT_SCHEMA),
-                    {}, runner.run, runner.aclose)
+                    dict(OUTPUT_SCHEMA), runner.run, runner.aclose)
     out = MCPServer(f"codemode-{connector.name}", instructions=(
         f"Code Mode over the MCP server {connector.name!r}: send one short Python program to the `codemode` tool; "
         f"it calls the server's tools as methods of the global `{connector.name}` and returns the value of its "
@@ -126,7 +137,8 @@ def _url_name(url: str) -> str:
 
 def openapi_mcp_server(spec: Mapping[str, Any] | str | os.PathLike[str], request: RequestFn,
                        executor: Executor | None = None, name: str = "api", version: str | None = None,
-                       description: str | None = None) -> MCPServer:
+                       description: str | None = None, *,
+                       transform_result: Transform | None = DEFAULT_TRANSFORM) -> MCPServer:
     """An ``MCPServer`` with the tools ``search`` and ``execute`` over an OpenAPI 3.x document.
 
     ``spec`` is the document (a dict) or the path of a JSON/YAML file. ``request(options)`` is
@@ -135,7 +147,9 @@ def openapi_mcp_server(spec: Mapping[str, Any] | str | os.PathLike[str], request
     ``content_type``; what it returns (JSON data) is what the program receives, and what it
     raises the program sees as an exception (type and message only). ``name`` is the server's
     name and the program's global; ``version`` the server's version (default: the document's
-    ``info.version``).
+    ``info.version``). ``path`` always starts with one ``/`` (``//host/...`` and control
+    characters are refused before ``request`` runs), so it cannot name another host. A result
+    longer than ``MAX_RESULT_CHARS`` reaches the model cut, with a note (``transform_result``).
     """
     if not isinstance(name, str) or sanitize_identifier(name) != name:
         raise ConfigurationError(f"openapi_mcp_server: name must be a Python identifier (the program's global); "
@@ -148,8 +162,8 @@ def openapi_mcp_server(spec: Mapping[str, Any] | str | os.PathLike[str], request
     title = document.title or name
     api_version = str(version or (info.get("version") if isinstance(info, Mapping) else "") or "")
 
-    searcher = _CodeRunner({}, executor, None, inputs={"spec": resolved})
-    caller = _CodeRunner({name: _RequestConnector(name, request, title)}, searcher.executor, None)
+    searcher = CodeRunner({}, executor, transform_result, inputs={"spec": resolved})
+    caller = CodeRunner({name: _RequestConnector(name, request, title)}, searcher.executor, transform_result)
 
     async def close() -> None:
         await searcher.aclose()
@@ -267,7 +281,9 @@ REQUEST_SCHEMA: dict[str, Any] = {
     "properties": {
         "method": {"type": "string", "enum": [*HTTP_METHODS, *(m.lower() for m in HTTP_METHODS)],
                    "description": "The HTTP method."},
-        "path": {"type": "string", "pattern": "^/", "description": "The path, from the API's server, e.g. /pets/1."},
+        # One leading slash, then no slash, backslash or control character (no //other-host/...).
+        "path": {"type": "string", "pattern": r"^/([^/\\\x00-\x1f][^\x00-\x1f\x7f]*)?$",
+                 "description": "The path, from the API's server, e.g. /pets/1."},
         "query": {"type": "object", "description": "Query parameters.",
                   "additionalProperties": {"type": ["string", "number", "integer", "boolean", "null"]}},
         "body": {"description": "The request body (JSON data)."},

@@ -230,3 +230,37 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+async def test_a_path_cannot_name_another_host() -> None:
+    """``//host/...``, a URL, a backslash or a control character in ``path`` is refused before ``request`` runs."""
+    seen: list[dict[str, Any]] = []
+
+    async def request(options: dict[str, Any]) -> Any:
+        seen.append(options)
+        return "ok"
+
+    server = openapi_mcp_server(PETSTORE, request, executor=InProcessExecutor())
+    async with Client(server) as client:
+        for path in ("//evil.example/steal", "http://evil.example/", "/\\evil.example", "/pets\r\nX-Injected: 1"):
+            result = await client.call_tool("execute", {"code": f"api.request(method='GET', path={path!r})"})
+            assert result.is_error is True and outcome(result)["error_type"] == "ArgumentError", path
+        fine = await client.call_tool("execute", {"code": "api.request(method='GET', path='/pets/1?x=a/b')"})
+    assert outcome(fine)["result"] == "ok"
+    assert [o["path"] for o in seen] == ["/pets/1?x=a/b"]
+
+
+async def test_long_results_reach_the_model_cut_with_a_note() -> None:
+    """By default a result over 100,000 characters is cut with a note; ``transform_result=None`` keeps it whole."""
+    async def request(options: dict[str, Any]) -> Any:
+        return "x" * 150_000
+
+    cut = openapi_mcp_server(PETSTORE, request, executor=InProcessExecutor())
+    whole = openapi_mcp_server(PETSTORE, request, executor=InProcessExecutor(), transform_result=None)
+    code = {"code": "api.request(method='GET', path='/big')"}
+    async with Client(cut) as client:
+        short = outcome(await client.call_tool("execute", code))["result"]
+    async with Client(whole) as client:
+        long = outcome(await client.call_tool("execute", code))["result"]
+    assert len(short) <= 100_000 and short.endswith("showing 99,934 of 150,000 characters; ask for less]")
+    assert long == "x" * 150_000
