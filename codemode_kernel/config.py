@@ -48,11 +48,13 @@ and the kernel still starts.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import os
 import sys
 import tomllib
+import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,10 +63,10 @@ from typing import Any
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.connectors.policy import ConnectorPolicy, WithPolicy
 from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.journal_files import NOTEBOOK_ENV, existing_journal
 
 CONFIG_FILENAME = "codemode.toml"
 PYPROJECT_FILENAME = "pyproject.toml"
-STORE_SUFFIX = ".codemode.db"
 
 _TOP_KEYS = ("store", "runtime", "executor", "connectors")
 _KINDS = ("python", "mcp", "openapi")
@@ -127,34 +129,39 @@ class CodemodeConfig:
 
 
 def notebook_path(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path | None:
-    """The notebook this kernel serves, from ``JPY_SESSION_NAME`` (set by jupyter_server).
+    """The notebook this kernel serves: ``CODEMODE_NOTEBOOK``, else ``JPY_SESSION_NAME`` (set by jupyter_server).
 
     jupyter_server passes the absolute path; older servers pass one relative to the server
     root, while the kernel's working directory is the notebook's folder, so only the file
-    name is kept then. Console sessions have names that are not notebooks: ``None``.
+    name is kept then. nbclient, papermill, nbconvert and consoles set neither (their journal
+    is named after the folder); ``CODEMODE_NOTEBOOK=analysis.ipynb`` names the notebook for
+    them, relative to the working directory. Console sessions have names that are not
+    notebooks: ``None``.
     """
     env = os.environ if env is None else env
+    here = cwd or Path.cwd()
+    named = env.get(NOTEBOOK_ENV, "").strip()
+    if named:
+        return (here / Path(named).expanduser()).resolve()
     raw = env.get("JPY_SESSION_NAME", "").strip()
     if not raw or not raw.endswith(".ipynb"):
         return None
     path = Path(raw)
     if not path.is_absolute():
-        path = (cwd or Path.cwd()) / path.name
+        path = here / path.name
     return path
 
 
 def default_store_url(notebook: Path | None, cwd: Path) -> str:
-    """``sqlite:///`` file beside the notebook, named after it; else named after ``cwd``.
+    """``sqlite:///`` file named after the notebook in ``.codemode/`` beside it (:mod:`~codemode_kernel.journal_files`).
 
-    ``analysis.ipynb`` → ``analysis.codemode.db``. Without a notebook (nbclient, papermill
-    and consoles do not say which notebook they run) the file is ``<folder>.codemode.db``
-    in the working directory, so it still matches the ``*.codemode.db`` ignore pattern.
+    ``analysis.ipynb`` → ``.codemode/analysis.codemode.db``. Without a notebook (nbclient,
+    papermill and consoles do not say which notebook they run) the file is named after the
+    working directory: ``.codemode/<folder>.codemode.db``. A journal from before
+    ``.codemode/`` (``analysis.codemode.db`` beside the notebook) is used where it is until a
+    kernel moves it.
     """
-    if notebook is not None:
-        path = notebook.with_name(notebook.stem + STORE_SUFFIX)
-    else:
-        path = cwd / ((cwd.name or "codemode") + STORE_SUFFIX)
-    return "sqlite:///" + str(path)
+    return "sqlite:///" + str(existing_journal(notebook, cwd))
 
 
 def find_config(start: Path, env: Mapping[str, str] | None = None) -> Path | None:
@@ -315,9 +322,7 @@ class _Loader:
                 continue
             kinds_found = [k for k in _KINDS if k in spec]
             if len(kinds_found) != 1:
-                found = f"found {', '.join(kinds_found)}" if kinds_found else "found none"
-                self.problem(key, f"needs exactly one of {', '.join(_KINDS)} to say what kind of connector it "
-                                  f"is ({found}).")
+                self.problem(key, _kind_problem(kinds_found, spec))
                 continue
             hint = spec.get("hint")
             if hint is not None and not isinstance(hint, str):
@@ -404,18 +409,63 @@ class _Loader:
             module = importlib.import_module(module_name)
             if self.reload_modules and _lives_under(module, (self.base_dir, self.start)):
                 module = importlib.reload(module)
-        except Exception as exc:  # import errors of user modules are configuration problems
-            self.problem(key, f"cannot import module {module_name!r} ({type(exc).__name__}: {exc}). Put "
-                              f"{module_name}.py beside the notebook or {self.label}, or install it.")
+        except ModuleNotFoundError as exc:
+            folders = (self.base_dir, self.start)
+            if exc.name is not None and module_name != exc.name and not module_name.startswith(exc.name + "."):
+                # The module was found; something *it* imports is missing.
+                self.problem(key, f"module {module_name!r} was found but could not be imported: "
+                                  f"{_raised_in(exc, folders)}. "
+                                  f"Install {exc.name!r} into the kernel's environment (or fix the import), "
+                                  "then run %reload.")
+            else:
+                self.problem(key, f"cannot import module {module_name!r}: no such module. Put {module_name}.py "
+                                  f"beside the notebook or {self.label}, or install it, then run %reload.")
+            return None
+        except Exception as exc:  # the module is there, and raised while it was imported
+            self.problem(key, f"module {module_name!r} was found but raised while it was imported: "
+                              f"{_raised_in(exc, (self.base_dir, self.start))}. Fix the module, then run %reload.")
             return None
         return module
 
 
+def _kind_problem(found: Sequence[str], spec: Mapping[str, Any]) -> str:
+    """Why a connector table does not say its kind, naming a mistyped key (``pyhton``) when there is one."""
+    if found:
+        return (f"has {' and '.join(found)}; a table names exactly one kind ({', '.join(_KINDS)}). Keep one and "
+                "move the others to tables of their own.")
+    known = set(_PYTHON_KEYS) | {"enabled", "base_url"}
+    unknown = [k for k in spec if k not in known]
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(key, _KINDS, n=1, cutoff=0.6)
+        hints.append(f"{key!r} is not a known key" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    text = f"does not say what kind of connector it is: it needs one of {', '.join(_KINDS)} (e.g. python = " \
+           '"my_tools:notes")'
+    return text + (": " + "; ".join(hints) if hints else "") + "."
+
+
+def _raised_in(exc: BaseException, folders: Sequence[Path]) -> str:
+    """``ValueError: boom (my_tools.py, line 3)``: the exception and the line of the user's file that raised it."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "importlib" not in f.filename
+              and not f.filename.startswith("<frozen")]
+    own = [f for f in frames if _is_under(Path(f.filename), folders)]
+    frames = own or frames
+    where = ""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        where = f" ({Path(exc.filename).name}, line {exc.lineno})"
+    elif frames:
+        where = f" ({Path(frames[-1].filename).name}, line {frames[-1].lineno})"
+    text = str(exc).strip() if not isinstance(exc, SyntaxError) else (exc.msg or str(exc))
+    return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
+
+
 def _lives_under(module: Any, folders: Sequence[Path]) -> bool:
     file = getattr(module, "__file__", None)
-    if not file:
-        return False
-    path = Path(file).resolve()
+    return isinstance(file, str) and _is_under(Path(file), folders)
+
+
+def _is_under(path: Path, folders: Sequence[Path]) -> bool:
+    path = path.resolve()
     return any(path.is_relative_to(f.resolve()) for f in folders)
 
 

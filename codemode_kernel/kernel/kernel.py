@@ -39,6 +39,7 @@ from codemode_kernel.kernel.completion import Names, complete, gather_names, ins
 from codemode_kernel.kernel.display import Bundle, code_bundle, error_traceback
 from codemode_kernel.kernel.host import HostCells
 from codemode_kernel.kernel.magics import MAGICS, Magics, classify
+from codemode_kernel.kernel.notebook_channel import NotebookChannel
 from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, Sink
 from codemode_kernel.kernel.session import NotebookSession
 
@@ -112,6 +113,7 @@ class CodemodeKernel(IPythonKernel):
         self.notebook.load()
         self.magics = Magics(self.notebook)
         self.host = HostCells(self.notebook, formatter=self._format)
+        NotebookChannel(self.notebook).register(self.comm_manager)  # renames and moves, from the lab
         self.panel: Any = None
         try:
             from codemode_kernel.kernel.panel import PanelChannel
@@ -177,9 +179,13 @@ class CodemodeKernel(IPythonKernel):
     async def _run(self, code: str, sink: Sink, count: int, cell_id: str | None) -> CellOutcome:
         for problem in self.notebook.take_unreported():
             sink.stream(f"Code Mode configuration: {problem}\n", "stderr")
+        for notice in self.notebook.take_notices():
+            sink.stream(f"Code Mode: {notice}\n")
         if not code.strip():
             return CellOutcome()
         cell = classify(code)
+        if cell.kind == "exit":  # as IPython's exit/quit: the console ends its session
+            return CellOutcome(payload=[{"source": "ask_exit", "keepkernel": cell.body == "keep"}])
         if cell.kind == "code":
             with self._sigint_interrupts():
                 return await self.notebook.run_code(code, sink, count, cell_id=cell_id)

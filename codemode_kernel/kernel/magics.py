@@ -30,25 +30,37 @@ from codemode_kernel.kernel.display import (
     result_bundle,
     table_bundle,
 )
+from codemode_kernel.kernel.notebook_runtime import NO_CONNECTORS_HINT
 from codemode_kernel.kernel.output import CellOutcome, RecordingSink, Sink
 from codemode_kernel.kernel.session import NotebookSession
 from codemode_kernel.models import STEP_CONNECTOR
+from codemode_kernel.wording import sentence
 
 _DOTTED = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$")
 
 
 @dataclass(frozen=True)
 class Cell:
-    """What kind of cell the source is: ``code``, ``host``, ``magics``, ``help`` or ``invalid``."""
+    """What kind of cell the source is: ``code``, ``host``, ``magics``, ``help``, ``exit`` or ``invalid``."""
 
     kind: str
     body: str = ""
     lines: tuple[str, ...] = ()
 
 
+_EXIT = re.compile(r"^(?:exit|quit)(?:\(\s*(keep_kernel\s*=\s*True)?\s*\))?$")
+
+
 def classify(source: str) -> Cell:
-    """Tell Code Mode Python from magics, ``%%host`` cells and ``name?`` help."""
+    """Tell Code Mode Python from magics, ``%%host`` cells, ``name?`` help and ``exit``/``quit``.
+
+    ``exit`` and ``quit`` (``exit()``, ``quit(keep_kernel=True)``) end a console session as in
+    IPython (kind ``exit``; body ``keep`` when the kernel is to stay).
+    """
     stripped = source.strip()
+    leaving = _EXIT.match(stripped)
+    if leaving:
+        return Cell("exit", "keep" if leaving.group(1) else "")
     if stripped.startswith("%%"):
         first, _, body = stripped.partition("\n")
         if first.split()[0] == "%%host":
@@ -207,13 +219,20 @@ async def _connectors(m: Magics, v: dict[str, Any], sink: Sink) -> None:
         listed = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
         rows.append([name, kinds.get(name, "python"), listed, ", ".join(approval) or "—",
                      session.config.hints.get(name, "")])
-    sink.display(table_bundle(["connector", "kind", "methods", "needs approval", "hint"], rows,
-                              empty="No connectors are configured: add a codemode.toml beside the notebook, or "
-                                    "connect(...) one in a %%host cell."))
+    problems = [str(p) for p in session.config.problems] + session.runtime_problems
+    problems += [f"connector {n!r} is unavailable: {sentence(reason)}"
+                 for n, reason in sorted(catalog.unavailable.items())]
+    if rows:
+        empty = ""
+    elif problems:
+        empty = "No connector is usable: each one has a problem (listed below). Fix them and run %reload."
+    else:
+        empty = "No connectors yet."
+    sink.display(table_bundle(["connector", "kind", "methods", "needs approval", "hint"], rows, empty=empty))
+    if not rows and not problems:
+        sink.stream(NO_CONNECTORS_HINT.removeprefix("No connectors yet: ") + "\n")
     lines = [f"Configuration: {session.config.label}", f"Store: {session.store_url}"]
     sink.stream("\n".join(lines) + "\n")
-    problems = [str(p) for p in session.config.problems] + session.runtime_problems
-    problems += [f"connector {n!r} is unavailable: {reason}" for n, reason in sorted(catalog.unavailable.items())]
     if problems:
         sink.stream("Problems:\n" + "".join(f"  {p}\n" for p in problems), "stderr")
 

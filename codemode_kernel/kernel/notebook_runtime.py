@@ -18,11 +18,13 @@ from collections.abc import Callable, Coroutine, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from codemode_kernel.building import build_runtime, choose_store_url
+from codemode_kernel.building import STORE_ENV, build_runtime, choose_store_url
 from codemode_kernel.config import CodemodeConfig, ConfigProblem, default_store_url, load_config, notebook_path
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.journal_files import JOURNAL_FOLDER, Identity, Located, follow_rename, locate, write_identity
 from codemode_kernel.selection import resolve_execution
+from codemode_kernel.wording import sentence
 
 if TYPE_CHECKING:
     from codemode_kernel.runtime import CodemodeRuntime
@@ -30,6 +32,21 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Notify = Callable[[str, "str | None"], None]
+
+#: Said once, in the first cell's output, when the notebook's folder has no configuration (issue 16, item 3).
+NO_CONNECTORS_HINT = (
+    "No connectors yet: this folder has no codemode.toml, so cells only compute. To add one, write a "
+    "codemode.toml beside the notebook, e.g.\n"
+    "    [connectors.notes]\n"
+    "    python = \"my_tools:notes\"   # a Connector (or a function returning one) in my_tools.py\n"
+    "and run %reload; or, in a cell of its own:\n"
+    "    %%host\n"
+    "    def add(a: int, b: int) -> int:\n"
+    "        \"\"\"Add two numbers.\"\"\"\n"
+    "        return a + b\n"
+    "    connect(ToolSetConnector([add], name=\"calc\"))\n"
+    "%connectors shows this again."
+)
 
 
 class NotebookRuntime:
@@ -46,6 +63,8 @@ class NotebookRuntime:
         self.host_connectors: dict[str, Connector] = {}
         self.runtime_problems: list[str] = []
         self.unreported: list[str] = []
+        self.notices: list[str] = []  # said once, in the next cell's output (not problems)
+        self.journal: Located | None = None  # the notebook's own journal file (None: not located yet)
         self.home_loop: asyncio.AbstractEventLoop | None = None
         self._runtime: CodemodeRuntime | None = None
         self._dirty = True
@@ -57,10 +76,15 @@ class NotebookRuntime:
 
     def load(self, *, reload_modules: bool = False) -> tuple[ConfigProblem, ...]:
         """(Re)read the configuration; the runtime is rebuilt on next use."""
+        first = self.config.source is None and not self.config.problems and not reload_modules
         self.config = load_config(self.folder, env=self.env, reload_modules=reload_modules)
         for p in self.config.problems:
-            log.warning("Code Mode configuration: %s", p)
+            # Debug, not warning: in a kernel, logging goes to the running cell's stderr, and the
+            # cells show each problem once themselves (%reload printed them twice, issue 16).
+            log.debug("Code Mode configuration: %s", p)
         self.unreported = [str(p) for p in self.config.problems]
+        if first and self.config.source is None and NO_CONNECTORS_HINT not in self.notices:
+            self.notices.append(NO_CONNECTORS_HINT)
         self._dirty = True
         return self.config.problems
 
@@ -76,10 +100,77 @@ class NotebookRuntime:
         out, self.unreported = self.unreported, []
         return out
 
+    def take_notices(self) -> list[str]:
+        """Things to say once in the next cell (where the journal is, how to add connectors)."""
+        if self.explicit_store is None:
+            self.locate_journal()
+        if NO_CONNECTORS_HINT in self.notices and self.host_connectors:
+            self.notices.remove(NO_CONNECTORS_HINT)
+        out, self.notices = self.notices, []
+        return out
+
+    @property
+    def explicit_store(self) -> str | None:
+        """The store the configuration or ``CODEMODE_STORE`` names (``None``: the notebook's own journal file)."""
+        return self.env.get(STORE_ENV, "").strip() or self.config.store_url or None
+
     @property
     def store_url(self) -> str:
-        """``CODEMODE_STORE``, else ``[store] url``, else a SQLite file beside the notebook."""
-        return choose_store_url(self.config, notebook=self.notebook, cwd=self.cwd, env=self.env)
+        """``CODEMODE_STORE``, else ``[store] url``, else the notebook's journal file in ``.codemode/``."""
+        if self.explicit_store is not None:
+            return choose_store_url(self.config, notebook=self.notebook, cwd=self.cwd, env=self.env)
+        return "sqlite:///" + str(self.locate_journal().path)
+
+    def locate_journal(self) -> Located:
+        """Find the notebook's journal file once (moving one that must follow the notebook; ``journal_files``)."""
+        if self.journal is None:
+            self.journal = locate(self.notebook, self.cwd)
+            if self.journal.note:
+                log.debug("Code Mode journal: %s", self.journal.note)
+                self.notices.append(self.journal.note[0].upper() + self.journal.note[1:] + ".")
+        return self.journal
+
+    async def rename(self, notebook: Path) -> str | None:
+        """The notebook was renamed or moved while this kernel runs: its journal follows it.
+
+        The journal file is moved when no pass is running and no other program has it open;
+        otherwise it is used where it is and follows at the kernel's next start (the notebook's
+        metadata names it). Configuration is read again from the new folder. Returns what
+        happened, in a sentence, when the journal could not follow now.
+        """
+        old = self.notebook
+        if old is None or notebook == old:
+            return None
+        note: str | None = None
+        journal = self.journal
+        if self.explicit_store is None and journal is not None:
+            if self._inflight == 0:
+                await self._close_runtime()
+                path, reason = follow_rename(journal.path, old, notebook)
+            else:
+                path, reason = journal.path, "a cell is running"
+            self.journal = Located(path, journal.journal_id)
+            if reason is not None:
+                note = (f"The journal stays at {path} for now ({reason}); it follows the notebook to "
+                        f"{JOURNAL_FOLDER}/{notebook.stem}.codemode.db at the kernel's next start.")
+        moved_folder = notebook.parent != self.folder
+        self.notebook, self.folder = notebook, notebook.parent
+        if moved_folder:
+            self.load()
+        self._dirty = True
+        if note:
+            self.notices.append(note)
+        self.notify("connectors_changed", None)
+        return note
+
+    async def _close_runtime(self) -> None:
+        runtime, self._runtime = self._runtime, None
+        self._dirty = True
+        if runtime is not None:
+            try:
+                await runtime.aclose()
+            except Exception:  # the journal must still follow its notebook
+                log.debug("closing the runtime before a rename failed", exc_info=True)
 
     def connect(self, connector: Connector) -> str:
         """Add (or replace) a connector from trusted host code (``connect(...)`` in ``%%host``)."""
@@ -116,10 +207,21 @@ class NotebookRuntime:
             self.unreported += built.problems
             self._runtime = built.runtime
             self._dirty = False
+            self._stamp_journal()
             if old is not None:
                 self._retired.append(old)
                 self._close_retired_soon()
         return self._runtime
+
+    def _stamp_journal(self) -> None:
+        """Record in the journal file which notebook it belongs to (how it is found after a rename)."""
+        journal = self.journal
+        if journal is None or self.explicit_store is not None or not journal.path.is_file():
+            return
+        try:
+            write_identity(journal.path, Identity(journal.journal_id, str(self.notebook or "")))
+        except Exception:  # a read-only journal still works; it just cannot be re-found
+            log.debug("could not record the journal's notebook", exc_info=True)
 
     @contextlib.contextmanager
     def in_use(self) -> Iterator[None]:
@@ -150,8 +252,8 @@ class NotebookRuntime:
             runtime = self.runtime
             catalog = await runtime.catalog()
             for name, reason in sorted(catalog.unavailable.items()):
-                self.unreported.append(f"connector {name!r} is unavailable: {reason}. It is tried again on the "
-                                       "next cell; %connectors shows its state.")
+                self.unreported.append(f"connector {name!r} is unavailable: {sentence(reason)} It is tried again "
+                                       "on the next cell; %connectors shows its state.")
             warm_up = getattr(runtime.executor, "warm_up", None)  # the isolated executor's warm pool
             if callable(warm_up):
                 await warm_up()

@@ -338,6 +338,8 @@ class PanelChannel:
             out.append({
                 "name": name,
                 "instructions": connector.instructions or "",
+                # Why a connector lists no methods (the panel showed "ghost 0 methods", issue 16).
+                "unavailable": catalog.unavailable.get(name),
                 "methods": [
                     {
                         "name": m.name,

@@ -163,9 +163,16 @@ function ConnectorCard(props: {
       >
         <code>{connector.name}</code>
         <span className="jp-CodeModePanel-count">
-          {plural(connector.methods.length, 'method')}
+          {connector.unavailable
+            ? 'unavailable'
+            : plural(connector.methods.length, 'method')}
         </span>
       </button>
+      {connector.unavailable && (
+        <div className="jp-CodeModePanel-description jp-CodeModePanel-unavailable">
+          {connector.unavailable}
+        </div>
+      )}
       {connector.instructions && (
         <div className="jp-CodeModePanel-description">
           {connector.instructions}

@@ -16,7 +16,7 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { CodeModeModel } from './model';
-import { NotebookBinding } from './session';
+import { JournalFollower, NotebookBinding } from './session';
 import { CodeModeWidget } from './widget';
 
 export const PANEL_ID = 'codemode-panel';
@@ -49,6 +49,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
   ) => {
     const model = new CodeModeModel();
     const binding = new NotebookBinding(tracker, model);
+    // Every open notebook tells its kernel its path: a journal follows renames and moves.
+    const follower = new JournalFollower(tracker);
     const sessionDialogs = dialogs ?? new SessionContextDialogs();
     const widget = new CodeModeWidget(model, {
       selectKernel: () => {
@@ -62,6 +64,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     widget.title.icon = codemodeIcon;
     widget.title.caption = 'Code Mode';
     widget.disposed.connect(() => {
+      follower.dispose();
       binding.dispose();
       model.dispose();
     });

@@ -158,6 +158,8 @@ export interface IMethodInfo {
 export interface IConnectorInfo {
   name: string;
   instructions: string;
+  /** Why the connector's methods could not be listed (null when they could). */
+  unavailable?: string | null;
   methods: IMethodInfo[];
 }
 

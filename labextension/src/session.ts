@@ -110,6 +110,7 @@ export class NotebookBinding implements IDisposable {
       old.connectionStatusChanged.disconnect(this._onStatusChanged, this);
     }
     this._panel?.disposed.disconnect(this._onPanelDisposed, this);
+    this._panel?.context.pathChanged.disconnect(this._onPathChanged, this);
     this._panel = panel;
     this._kernel = null;
     if (panel === null) {
@@ -117,6 +118,7 @@ export class NotebookBinding implements IDisposable {
       return;
     }
     panel.disposed.connect(this._onPanelDisposed, this);
+    panel.context.pathChanged.connect(this._onPathChanged, this);
     const session = panel.sessionContext;
     session.kernelChanged.connect(this._onKernelChanged, this);
     session.statusChanged.connect(this._onStatusChanged, this);
@@ -124,6 +126,11 @@ export class NotebookBinding implements IDisposable {
     this._model.setNotebook(panel.context.path);
     this._model.detach('no-kernel');
     void session.ready.then(() => this._sync());
+  }
+
+  /** A rename or move: the panel names the notebook by its new path at once (issue 16). */
+  private _onPathChanged(_: unknown, path: string): void {
+    this._model.setNotebook(path);
   }
 
   private _onPanelDisposed(): void {
@@ -224,5 +231,218 @@ export class NotebookBinding implements IDisposable {
 
   private _panel: NotebookPanel | null = null;
   private _kernel: Kernel.IKernelConnection | null = null;
+  private _disposed = false;
+}
+
+/** The comm target on which the kernel learns its notebook's path (`kernel/notebook_channel.py`). */
+export const NOTEBOOK_TARGET = 'codemode.notebook';
+
+/** Where the notebook keeps its journal's id: `metadata.codemode.journal`. */
+export const METADATA_KEY = 'codemode';
+
+/**
+ * Tell each Code Mode kernel which notebook it serves, so its journal follows renames and moves.
+ *
+ * A kernel learns its notebook's path from its environment when it starts; a rename or move
+ * changes the session's path but not that environment. For every open notebook (not just the
+ * one the panel follows) this opens a `codemode.notebook` comm to a Code Mode kernel, sends
+ * the path, and sends it again with the previous one after every rename or move. The kernel
+ * answers with the journal id the notebook keeps in its metadata, so a later kernel finds
+ * the journal even if the notebook was renamed while no kernel ran.
+ */
+export class JournalFollower implements IDisposable {
+  constructor(private readonly _tracker: INotebookTracker) {
+    _tracker.widgetAdded.connect(this._onAdded, this);
+    _tracker.forEach(panel => this._onAdded(_tracker, panel));
+  }
+
+  get isDisposed(): boolean {
+    return this._disposed;
+  }
+
+  dispose(): void {
+    if (this._disposed) {
+      return;
+    }
+    this._disposed = true;
+    this._tracker.widgetAdded.disconnect(this._onAdded, this);
+    this._links.forEach(link => link.dispose());
+    this._links.clear();
+  }
+
+  private _onAdded(_: INotebookTracker, panel: NotebookPanel): void {
+    const link = new NotebookLink(panel);
+    this._links.add(link);
+    panel.disposed.connect(() => {
+      link.dispose();
+      this._links.delete(link);
+    });
+  }
+
+  private _links = new Set<NotebookLink>();
+  private _disposed = false;
+}
+
+/** One notebook's path channel to its kernel. */
+class NotebookLink implements IDisposable {
+  constructor(private readonly _panel: NotebookPanel) {
+    this._path = _panel.context.path;
+    _panel.context.pathChanged.connect(this._onPathChanged, this);
+    _panel.sessionContext.kernelChanged.connect(this._sync, this);
+    _panel.sessionContext.statusChanged.connect(this._sync, this);
+    _panel.sessionContext.connectionStatusChanged.connect(this._sync, this);
+    void _panel.sessionContext.ready.then(() => this._sync());
+  }
+
+  get isDisposed(): boolean {
+    return this._disposed;
+  }
+
+  dispose(): void {
+    if (this._disposed) {
+      return;
+    }
+    this._disposed = true;
+    const context = this._panel.context;
+    context.pathChanged.disconnect(this._onPathChanged, this);
+    const session = this._panel.sessionContext;
+    session.kernelChanged.disconnect(this._sync, this);
+    session.statusChanged.disconnect(this._sync, this);
+    session.connectionStatusChanged.disconnect(this._sync, this);
+    this._drop();
+  }
+
+  private _onPathChanged(_: unknown, path: string): void {
+    const previous = this._path;
+    this._path = path;
+    if (previous !== path) {
+      this._send({ type: 'path', path, previous });
+    }
+  }
+
+  private _sync(): void {
+    if (this._disposed) {
+      return;
+    }
+    const kernel = this._panel.sessionContext.session?.kernel ?? null;
+    if (
+      kernel === null ||
+      !LIVE_STATUSES.has(kernel.status) ||
+      kernel.connectionStatus !== 'connected'
+    ) {
+      // A restart disposes the comm without a close message: open a new one when it is back.
+      this._drop();
+      return;
+    }
+    if (
+      kernel === this._kernel &&
+      this._comm !== null &&
+      !this._comm.isDisposed
+    ) {
+      return;
+    }
+    this._drop();
+    this._kernel = kernel;
+    void this._open(kernel);
+  }
+
+  private async _open(kernel: Kernel.IKernelConnection): Promise<void> {
+    let info: KernelMessage.IInfoReply | null = null;
+    if (!isCodeModeKernel(kernel.name, null)) {
+      try {
+        info = await kernel.info;
+      } catch {
+        info = null;
+      }
+    }
+    if (
+      this._kernel !== kernel ||
+      this._disposed ||
+      !isCodeModeKernel(kernel.name, info)
+    ) {
+      return;
+    }
+    try {
+      const comm = kernel.createComm(NOTEBOOK_TARGET);
+      (comm as { commsOverSubshells?: string }).commsOverSubshells = 'disabled';
+      comm.onMsg = msg => this._receive(msg.content.data);
+      comm.onClose = () => {
+        this._comm = null;
+      };
+      this._comm = comm;
+      comm
+        .open({ type: 'path', path: this._path, previous: null })
+        .done.catch(() => undefined);
+    } catch (error) {
+      this._comm = null;
+      console.warn(
+        'Code Mode: cannot tell the kernel its notebook path',
+        error
+      );
+    }
+  }
+
+  private _send(data: {
+    type: 'path';
+    path: string;
+    previous: string | null;
+  }): void {
+    const comm = this._comm;
+    if (comm === null || comm.isDisposed) {
+      return; // the comm opened with the next kernel sends the path then
+    }
+    try {
+      comm.send(data).done.catch(() => undefined);
+    } catch {
+      this._comm = null;
+    }
+  }
+
+  /** The kernel's answer: keep its journal id in the notebook's metadata (saved with the notebook). */
+  private _receive(data: unknown): void {
+    const answer = data as {
+      type?: unknown;
+      journal_id?: unknown;
+      note?: unknown;
+    } | null;
+    if (
+      answer === null ||
+      typeof answer !== 'object' ||
+      answer.type !== 'journal'
+    ) {
+      return;
+    }
+    if (typeof answer.note === 'string' && answer.note) {
+      console.warn('Code Mode:', answer.note);
+    }
+    const id = answer.journal_id;
+    const model = this._panel.model;
+    if (typeof id !== 'string' || id === '' || model === null) {
+      return;
+    }
+    const current = model.getMetadata(METADATA_KEY) as
+      Record<string, unknown> | undefined;
+    if (current?.journal !== id) {
+      model.setMetadata(METADATA_KEY, { ...(current ?? {}), journal: id });
+    }
+  }
+
+  private _drop(): void {
+    const comm = this._comm;
+    this._comm = null;
+    this._kernel = null;
+    if (comm !== null && !comm.isDisposed) {
+      comm.onClose = () => undefined;
+      try {
+        comm.close().done.catch(() => undefined);
+      } catch {
+        comm.dispose();
+      }
+    }
+  }
+
+  private _path: string;
+  private _kernel: Kernel.IKernelConnection | null = null;
+  private _comm: Kernel.IComm | null = null;
   private _disposed = false;
 }

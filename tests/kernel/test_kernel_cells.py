@@ -125,9 +125,9 @@ def test_is_complete_answers_for_the_console(shared_kernel: Kernel) -> None:
 
 def test_the_store_is_a_sqlite_file_named_after_the_notebook(shared_kernel: Kernel, shared_dir: Path) -> None:
     shared_kernel.ok("1")
-    assert (shared_dir / "analysis.codemode.db").is_file()
+    assert (shared_dir / ".codemode" / "analysis.codemode.db").is_file()
     run = shared_kernel.ok("%store")
-    assert f"sqlite:///{shared_dir / 'analysis.codemode.db'}" in run.stdout
+    assert f"sqlite:///{shared_dir / '.codemode' / 'analysis.codemode.db'}" in run.stdout
 
 
 def test_list_calls_are_journaled_once_per_cell(shared_kernel: Kernel, shared_dir: Path) -> None:

@@ -151,7 +151,10 @@ def test_store_runtime_and_executor_sections(tmp_path: Path) -> None:
     ('[connectors.a]\npython = "cfg_tools:missing"\n', "connectors.a.python", "has no attribute 'missing'"),
     ('[connectors.a]\npython = "cfg_tools:not_a_connector"\n', "connectors.a", "not a Connector or a factory"),
     ('[connectors.a]\npython = "cfg_tools"\n', "connectors.a.python", "must be \"module:attribute\""),
-    ('[connectors.a]\nhint = "x"\n', "connectors.a", "needs exactly one of python, mcp, openapi"),
+    ('[connectors.a]\nhint = "x"\n', "connectors.a", "it needs one of python, mcp, openapi"),
+    ('[connectors.a]\npyhton = "cfg_tools:make"\n', "connectors.a",
+     "'pyhton' is not a known key (did you mean 'python'?)"),
+    ('[connectors.a]\npython = "cfg_tools:make"\nmcp = { command = "x" }\n', "connectors.a", "has python and mcp"),
     ('[connectors.a]\npython = "cfg_tools:make"\noptions = { nope = 1 }\n', "connectors.a",
      "unexpected keyword argument 'nope'"),
     ('[connectors.a]\npython = "cfg_tools:make"\nrequires_approval = 3\n', "connectors.a",
@@ -225,12 +228,50 @@ def test_no_configuration_means_no_connectors_and_no_problems(tmp_path: Path) ->
 def test_the_notebook_path_and_the_default_store(tmp_path: Path) -> None:
     nb = notebook_path({"JPY_SESSION_NAME": str(tmp_path / "analysis.ipynb")}, tmp_path)
     assert nb == tmp_path / "analysis.ipynb"
-    assert default_store_url(nb, tmp_path) == f"sqlite:///{tmp_path / 'analysis.codemode.db'}"
+    assert default_store_url(nb, tmp_path) == f"sqlite:///{tmp_path / '.codemode' / 'analysis.codemode.db'}"
     relative = notebook_path({"JPY_SESSION_NAME": "sub/report.ipynb"}, tmp_path)
     assert relative == tmp_path / "report.ipynb", "the kernel runs in the notebook's folder"
     assert notebook_path({"JPY_SESSION_NAME": "Console 1"}, tmp_path) is None
     assert notebook_path({}, tmp_path) is None
-    assert default_store_url(None, tmp_path / "proj") == f"sqlite:///{tmp_path / 'proj' / 'proj.codemode.db'}"
+    assert default_store_url(None, tmp_path / "proj") == \
+        f"sqlite:///{tmp_path / 'proj' / '.codemode' / 'proj.codemode.db'}"
+    named = notebook_path({"CODEMODE_NOTEBOOK": "report.ipynb", "JPY_SESSION_NAME": "x.ipynb"}, tmp_path)
+    assert named == tmp_path / "report.ipynb", "CODEMODE_NOTEBOOK names the notebook for nbconvert and papermill"
+
+
+def test_an_older_journal_beside_the_notebook_is_still_the_default_until_it_is_moved(tmp_path: Path) -> None:
+    nb = tmp_path / "analysis.ipynb"
+    (tmp_path / "analysis.codemode.db").write_bytes(b"")
+    assert default_store_url(nb, tmp_path) == f"sqlite:///{tmp_path / 'analysis.codemode.db'}"
+    (tmp_path / ".codemode").mkdir()
+    (tmp_path / ".codemode" / "analysis.codemode.db").write_bytes(b"")
+    assert default_store_url(nb, tmp_path) == f"sqlite:///{tmp_path / '.codemode' / 'analysis.codemode.db'}"
+
+
+RAISES_ON_IMPORT = "import json\n\nSETTINGS = json.loads('{not json')\n"
+
+
+def test_a_module_that_raises_on_import_reports_its_own_error_not_a_missing_file(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, '[connectors.a]\npython = "cfg_raises:make"\n')
+    (folder / "cfg_raises.py").write_text(RAISES_ON_IMPORT)
+    (problem,) = load_config(folder).problems
+    text = str(problem)
+    assert "module 'cfg_raises' was found but raised while it was imported: JSONDecodeError" in text
+    assert "(cfg_raises.py, line 3)" in text and "Fix the module, then run %reload." in text
+    assert "beside the notebook" not in text
+
+
+def test_a_module_whose_own_import_is_missing_names_what_to_install(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, '[connectors.a]\npython = "cfg_needs:make"\n')
+    (folder / "cfg_needs.py").write_text("import no_such_dependency_xyz\n")
+    (problem,) = load_config(folder).problems
+    assert "module 'cfg_needs' was found but could not be imported" in str(problem)
+    assert "Install 'no_such_dependency_xyz'" in str(problem) and "beside the notebook" not in str(problem)
+
+
+def test_a_module_that_is_missing_is_told_where_to_go(tmp_path: Path) -> None:
+    (problem,) = load_config(folder_with(tmp_path, '[connectors.a]\npython = "cfg_absent:make"\n')).problems
+    assert "cannot import module 'cfg_absent': no such module. Put cfg_absent.py beside the notebook" in str(problem)
 
 
 def test_relative_sqlite_urls_resolve_against_the_configuration_folder(tmp_path: Path) -> None:

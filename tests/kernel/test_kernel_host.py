@@ -66,7 +66,7 @@ def test_bad_configuration_names_file_key_and_problem_and_the_kernel_still_start
     try:
         first = kernel.ok("1 + 1")
         assert "codemode.toml: [connectors.broken.python] cannot import module 'no_such_module'" in first.stderr
-        assert "codemode.toml: [connectors.odd] needs exactly one of python, mcp, openapi" in first.stderr
+        assert "codemode.toml: [connectors.odd] does not say what kind of connector it is" in first.stderr
         assert first.result == {"text/plain": "2"}
         assert kernel.ok("2 + 2").stderr == "", "each problem is reported once"
         assert kernel.ok("notes.list_notes()").result is not None, "the good connector works"
@@ -95,7 +95,7 @@ def test_without_a_notebook_name_the_store_is_named_after_the_folder(tmp_path: P
     folder = write_notebook_dir(tmp_path / "project")
     kernel = Kernel(folder, notebook=None)
     try:
-        assert f"sqlite:///{folder / 'project.codemode.db'}" in kernel.ok("%store").stdout
+        assert f"sqlite:///{folder / '.codemode' / 'project.codemode.db'}" in kernel.ok("%store").stdout
     finally:
         kernel.shutdown()
 

@@ -60,7 +60,7 @@ def test_a_headless_notebook_pauses_and_is_approved_with_approve_last(tmp_path: 
     assert "completed, 2 pass(es)" in texts(journal)
     assert "headless 2" in texts(listed)
     assert calls(folder, "add_note") == 1 and notes(folder) == ["headless 2"]
-    assert (folder / "nb.codemode.db").is_file(), "no notebook name: the store is named after the folder"
+    assert (folder / ".codemode" / "nb.codemode.db").is_file(), "no notebook name: the store is named after the folder"
     assert "widgets" in nb.metadata, "the approval card's widget state is saved in the notebook"
 
 
