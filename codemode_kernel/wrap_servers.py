@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+import anyio
 from mcp.server import MCPServer, Server
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
@@ -58,6 +59,7 @@ HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 #: Above this many characters of JSON, the ``spec`` global keeps ``#/components/schemas`` references
 #: instead of inlining them (a GitHub-sized document inlined is tens of megabytes).
 MAX_INLINED_SPEC_CHARS = 4_000_000
+CLOSE_TIMEOUT = 20.0  # seconds to stop the upstream server and the workers when serving ends
 
 
 # -- code_mcp_server ---------------------------------------------------------------------------------
@@ -317,9 +319,12 @@ def _closing(tool: CodeTool | None, close: Callable[[], Awaitable[None]] | None 
         try:
             yield {}
         finally:
-            if tool is not None:
-                await tool.aclose()
-            if close is not None:
-                await close()
+            # Shielded: a server stopped by cancellation (a client gone, Ctrl-C) still stops the
+            # upstream process and the workers; bounded, so a stuck upstream cannot hold the exit.
+            with anyio.move_on_after(CLOSE_TIMEOUT, shield=True):
+                if tool is not None:
+                    await tool.aclose()
+                if close is not None:
+                    await close()
 
     return lifespan

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import mcp_types
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
 from codemode_kernel import InProcessExecutor, McpConnector, code_mcp_server, openapi_mcp_server
 from codemode_kernel.connectors.openapi_document import OpenApiDocument
@@ -97,6 +97,32 @@ async def test_a_stdio_server_is_named_after_its_command_and_stopped_with_the_wr
     pid = outcome(result)["result"]
     assert isinstance(pid, int) and pid != os.getpid()
     assert not _alive(pid)
+
+
+SERVE_OVER_STDIO = """
+import asyncio
+from codemode_kernel import code_mcp_server
+from codemode_kernel.demo.mcp_server import build_server
+
+async def main():
+    server = await code_mcp_server(build_server(), name="notes")   # the isolated executor, by default
+    await server.run_stdio_async()
+
+asyncio.run(main())
+"""
+
+
+async def test_the_wrapper_served_over_stdio_with_the_isolated_executor(tmp_path: Path) -> None:
+    """As an agent host runs it: a process speaking MCP on stdio, each program in a confined worker."""
+    script = tmp_path / "serve.py"
+    script.write_text(SERVE_OVER_STDIO, encoding="utf-8")
+    params = StdioServerParameters(command=sys.executable, args=[str(script)], cwd=str(tmp_path))
+    async with Client(params) as client:
+        result = await client.call_tool("codemode", {"code": (
+            "n = notes.add_note(title='from stdio')\n[n['title'], notes.word_count(text='one two')]")})
+        escape = await client.call_tool("codemode", {"code": "import os\nos.getcwd()"})
+    assert outcome(result) == {"result": ["from stdio", 2], "logs": []}
+    assert escape.is_error is True and outcome(escape)["error_type"] == "ImportError"
 
 
 async def test_a_streamable_http_server_by_url(notes_over_http: Service) -> None:
