@@ -16,6 +16,7 @@ card) is not an error: :meth:`Actions.settled` says what became of the execution
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 from collections.abc import Coroutine, Mapping
@@ -26,7 +27,7 @@ from typing import Any
 from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError
 from codemode_kernel.kernel.display import error_parts, error_traceback, pending_summary, result_bundle
 from codemode_kernel.kernel.notebook_runtime import NotebookRuntime
-from codemode_kernel.kernel.output import CellOutcome, NullSink, ReplayFilter, Sink, Tee
+from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, ReplayFilter, Sink, Tee
 from codemode_kernel.kernel.variables import CarriedVariables
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet
@@ -218,7 +219,8 @@ class Actions:
             card.busy("Approved: running the cell again from the top, replaying earlier calls…")
         self.home.notify("execution_changed", execution_id)
         sinks: list[Sink] = [s for s in (card, origin) if s is not None]
-        tee = Tee(sinks)
+        # In batches (issue 16): each stream into the card re-sends its whole output list.
+        tee = Coalescing(Tee(sinks), asyncio.get_running_loop().call_later)
         live = ReplayFilter(record.shown, lambda text: tee.stream(text))
         decided = record.pending
         out = await runtime.approve(execution_id, on_output=live)

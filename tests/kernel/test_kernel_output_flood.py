@@ -161,3 +161,34 @@ def test_a_cut_pass_replayed_after_approval_shows_only_what_is_new(kernel: Kerne
     assert f"[Code Mode: {second_dropped:,} more characters of output were dropped after the cut.]" in text
     assert "000000000" not in text and NOTE not in text, "what the cell already shows is not shown again"
     assert calls(notebook_dir, "add_note") == 1
+
+
+def test_a_replayed_pass_streams_into_its_card_in_few_updates(kernel: Kernel, notebook_dir: Path) -> None:
+    """After approval, output between many calls reaches the card's Output widget in batches: each update
+    re-sends the widget's whole output list, so one per batch of the sandbox would grow quadratically."""
+    code = ("notes.add_note(text='first')\nfor k in range(500):\n    print('line', k)\n    notes.list_notes()\n"
+            "'end'\n")
+    run = kernel.ok(code, timeout=120)
+    card = run.card
+    assert card is not None
+    kernel.wait_until(lambda: bool(kernel.widgets.buttons(card, "Approve")), what="the Approve button")
+    [output] = kernel.widgets.find(card, "OutputModel")
+    updates: list[dict[str, Any]] = []
+    feed = kernel.widgets.feed
+
+    def counting(msg: dict[str, Any]) -> None:
+        content = msg["content"]
+        if (msg["msg_type"] == "comm_msg" and content.get("comm_id") == output
+                and "outputs" in content["data"].get("state", {})):
+            updates.append(msg)
+        feed(msg)
+
+    kernel.widgets.feed = counting  # type: ignore[method-assign]
+    kernel.click(kernel.widgets.buttons(card, "Approve")[0])
+    kernel.wait_until(lambda: "Completed" in kernel.widgets.header(card), timeout=120, what="the card to complete")
+    outputs = kernel.widgets.models[output]["outputs"]
+    assert "".join(o.get("text", "") for o in outputs) == "".join(f"line {k}\n" for k in range(500))
+    assert "'end'" in kernel.widgets.texts(card)
+    span = (_sent(updates[-1]) - _sent(updates[0])).total_seconds()
+    assert len(updates) <= 4 + span / 0.1, (len(updates), span)
+    assert len(updates) < 250, "500 prints, each followed by a call"
