@@ -11,6 +11,11 @@ runtime's ``passes.PassHandler`` (so any executor serves both), answered without
 Arguments are still checked against each method's input schema on the host before the
 connector runs, and ``codemode.search`` / ``codemode.describe`` work over the connectors.
 
+Each program is a whole execution for the connectors: ``on_pass_end`` and then
+``dispose_execution`` run after it (status ``completed`` or ``error``), with the id their
+calls' contexts carried, so execution-scoped resources (a browser session, a transaction)
+are released.
+
 Rejected: a ``CodemodeRuntime`` over a throw-away in-memory store (it journals every call,
 could pause, and loads SQLAlchemy for a tool that promises no journal).
 """
@@ -23,7 +28,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, check_connector_names
@@ -166,7 +171,12 @@ class CodeRunner:
         if not isinstance(code, str):
             return _error("TypeError", "code must be a string of Python source")
         catalog = await self.catalog()
-        handler = _PlainPass(catalog, self._discovery, uuid.uuid4().hex)
+        run_id = uuid.uuid4().hex
+        out = await self._run(code, catalog, _PlainPass(catalog, self._discovery, run_id))
+        await self._ended(run_id, "error" if "error" in out else "completed")
+        return out
+
+    async def _run(self, code: str, catalog: Catalog, handler: _PlainPass) -> dict[str, Any]:
         try:
             result = await self.executor.execute(code, catalog.namespaces(), host=handler, inputs=self.inputs)
         except Exception as exc:  # an executor must answer with data; one that raised failed the pass
@@ -188,6 +198,15 @@ class CodeRunner:
             return _error("ResultError", f"the result could not be returned ({type(exc).__name__}: "
                                          f"{_clip(str(exc))})", logs)
         return {"result": plain, "logs": logs}
+
+    async def _ended(self, run_id: str, status: Literal["completed", "error"]) -> None:
+        """Each program is a whole execution: the lifecycle hooks run after it, as for a durable one's end."""
+        for c in self.connectors.values():
+            for hook in (c.on_pass_end, c.dispose_execution):
+                try:
+                    await hook(run_id, status)
+                except Exception:  # as in the runtime: a failing cleanup does not fail the program
+                    log.debug("%s of %s failed", hook.__name__, c.name, exc_info=True)
 
 
 class _PlainPass:

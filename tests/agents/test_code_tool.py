@@ -199,3 +199,41 @@ async def test_the_default_executor_is_isolated() -> None:
 def tool_executor(tool: Any) -> Any:
     runner = tool.call.__self__  # the bound method of the tool's runner
     return runner.executor
+
+
+class Sessions(Connector):
+    """Opens a resource per execution and records the lifecycle hooks it receives."""
+
+    name = "browser"
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+        self.events: list[tuple[str, str, str]] = []
+
+    def tools(self) -> Any:
+        from codemode_kernel import tool
+
+        def open_page(url: str, ctx: Any) -> str:
+            """Open a page in this execution's session."""
+            self.opened.append(ctx.execution_id)
+            return f"opened {url}"
+
+        return {"open_page": tool(open_page)}
+
+    async def on_pass_end(self, execution_id: str, status: Any) -> None:
+        self.events.append(("pass_end", execution_id, status))
+
+    async def dispose_execution(self, execution_id: str, status: Any) -> None:
+        self.events.append(("dispose", execution_id, status))
+
+
+async def test_each_program_ends_its_execution_for_the_connectors() -> None:
+    """on_pass_end then dispose_execution run once after each program, with the id its calls carried."""
+    sessions = Sessions()
+    tool = create_code_tool([sessions], executor=InProcessExecutor())
+    assert (await tool.call("browser.open_page(url='a')"))["result"] == "opened a"
+    assert "error" in await tool.call("browser.open_page(url='b')\n1/0")
+    first, second = sessions.opened
+    assert first != second
+    assert sessions.events == [("pass_end", first, "completed"), ("dispose", first, "completed"),
+                               ("pass_end", second, "error"), ("dispose", second, "error")]
