@@ -59,7 +59,7 @@ the notebook, its panel, or with `codemode approve ID`.
 
 Connector commands (mcp = { command = "mcp-server-time" }) are found in this Python's bin folder
 first, then on PATH, so `/path/.venv/bin/codemode mcp` works without activating the virtualenv; a
-connector whose server cannot start is listed to the model as unavailable, with the reason."""
+connector whose command is found nowhere is listed to the model as unavailable, with the reason."""
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -235,13 +235,24 @@ class McpConnector(Connector):
         self.failure_summary = None
         return built
 
-    async def _list_tools(self) -> list[mcp_types.Tool]:
+    def missing_command(self) -> str | None:
+        """Why this connector cannot start, known without starting it: a bare command found nowhere.
+
+        Checked with no I/O beyond looking at files (``resolve_command``), so ``codemode mcp`` can
+        list such a connector as unavailable when it starts; a path that does not exist is left
+        to fail when started, with its own error.
+        """
         command = self._target.command
-        if command is not None and os.sep not in command and resolve_command(command) is None:
-            # A bare name found nowhere (a path that does not exist fails to start, saying so).
-            self.failure_summary = f"its MCP server's command {command!r} is not installed on this machine"
+        if command is None or os.sep in command or resolve_command(command) is not None:
+            return None
+        return f"its MCP server's command {command!r} is not installed on this machine"
+
+    async def _list_tools(self) -> list[mcp_types.Tool]:
+        missing = self.missing_command()
+        if missing is not None:
+            self.failure_summary = missing
             raise ConfigurationError(
-                f"{self._target.label}: the command {command!r} was not found in this Python's "
+                f"{self._target.label}: the command {self._target.command!r} was not found in this Python's "
                 f"bin folder ({Path(sys.executable).parent}) or on PATH. Install it into this environment, or "
                 "give its absolute path in `mcp.command`.")
         try:

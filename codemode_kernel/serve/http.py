@@ -98,7 +98,7 @@ async def serve_http(runtime: CodemodeRuntime, host: str, port: int, token: str,
     ``announce`` receives the URL once the socket listens (with the real port when ``port`` is 0).
     """
     async with runtime:
-        hints = {**(options.pop("connector_hints", None) or {}), **await availability_hints(runtime)}
+        hints = {**(options.pop("connector_hints", None) or {}), **availability_hints(runtime)}
         mcp_server = build_mcp_server(runtime, connector_hints=hints, **options)
         app = BearerAuth(mcp_server.streamable_http_app(streamable_http_path=PATH, host=host), token)
         # log_config=None: logging stays the command's own (escaped, on stderr); no access log.

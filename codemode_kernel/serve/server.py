@@ -32,7 +32,7 @@ from mcp_types.version import is_version_at_least
 from pydantic import Field
 
 from codemode_kernel import codec
-from codemode_kernel.connectors.unavailable import GENERIC_REASON
+from codemode_kernel.connectors.mcp import McpConnector
 from codemode_kernel.runtime import CodemodeRuntime
 from codemode_kernel.serve import approvals
 from codemode_kernel.serve.follow import MAX_WAIT_SECONDS, Follower, Started
@@ -169,20 +169,20 @@ def model_output(out: dict[str, Any]) -> dict[str, Any]:
     return plain
 
 
-async def availability_hints(runtime: CodemodeRuntime) -> dict[str, str]:
-    """Hints marking the connectors that cannot be used now, with a reason fit for a model.
+def availability_hints(runtime: CodemodeRuntime) -> dict[str, str]:
+    """Hints marking the connectors known to be unusable without starting them, with a reason fit for a model.
 
     The tool description is written once, when the server starts, and lists connector names
-    only; without this a connector whose server cannot start would be advertised as if it
-    worked (issue 15: ``clock`` when ``mcp-server-time`` is not installed).
+    only; without this an MCP connector whose command is not installed would be advertised as
+    if it worked (issue 15: ``clock`` when ``mcp-server-time`` cannot be found). Servers are not
+    started here: a stdio client waits for the handshake meanwhile, and a server that fails
+    once started is named in the error note of the first program that needs the catalog.
     """
-    catalog = await runtime.catalog()
-    connectors = runtime.connectors
     hints = {}
-    for name in catalog.unavailable:
-        connector = connectors.get(name)
-        reason = (connector.failure_summary if connector is not None else None) or GENERIC_REASON
-        hints[name] = f"UNAVAILABLE: {reason}; its methods cannot be called (tell the person)."
+    for name, connector in runtime.connectors.items():
+        reason = connector.missing_command() if isinstance(connector, McpConnector) else None
+        if reason is not None:
+            hints[name] = f"UNAVAILABLE: {reason}; its methods cannot be called (tell the person)."
     return hints
 
 
@@ -195,5 +195,5 @@ async def serve_stdio(runtime: CodemodeRuntime, **options: Any) -> None:
     connector's log line (an MCP server's last stderr words) reaches a terminal inert.
     """
     async with runtime:
-        hints = {**(options.pop("connector_hints", None) or {}), **await availability_hints(runtime)}
+        hints = {**(options.pop("connector_hints", None) or {}), **availability_hints(runtime)}
         await build_mcp_server(runtime, connector_hints=hints, **options).run_stdio_async()

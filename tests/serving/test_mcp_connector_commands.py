@@ -34,7 +34,7 @@ async def test_a_missing_command_makes_the_connector_unavailable_with_a_reason(t
     ghost = McpConnector.from_config("ghost", {"mcp": {"command": "no-such-mcp-server-h15"}}, tmp_path)
     async with CodemodeRuntime([ghost], store="sqlite://", executor=InProcessExecutor()) as rt:
         catalog = await rt.catalog()
-        hints = await availability_hints(rt)
+        hints = availability_hints(rt)
         out = await rt.execute("ghost.anything()")
     assert f"was not found in this Python's bin folder ({BIN}) or on PATH" in catalog.unavailable["ghost"]
     assert hints == {"ghost": "UNAVAILABLE: its MCP server's command 'no-such-mcp-server-h15' is not installed on "
