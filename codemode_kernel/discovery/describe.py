@@ -30,6 +30,7 @@ from codemode_kernel.discovery.schema_shapes import object_properties, required_
 from codemode_kernel.discovery.search import first_sentence, summary_line
 from codemode_kernel.discovery.stub_text import comment, docstring, is_identifier, one_line, pascal
 from codemode_kernel.discovery.stubs import method_stub, type_declarations
+from codemode_kernel.discovery.text import words
 from codemode_kernel.models import DescribeOutput
 
 __all__ = ["COMPACT_CAP", "DETAIL_CAP", "FULL_CAP", "PAGE_SIZE", "describe_target", "not_found_message"]
@@ -217,7 +218,7 @@ def _shrink_input(m: Method, schema: Mapping[str, Any], props: Mapping[str, Any]
             node.pop(k, None)
         wanted = docs == "all" or (docs == "required" and key in required)
         text = _first_sentence(_described(sub, schema)) if wanted else ""
-        if text:
+        if text and not _says_only_its_name(key, text):
             node["description"] = text
         out[key] = node
     shrunk: dict[str, Any] = {"type": "object", "properties": out, "required": sorted(required & set(out))}
@@ -384,6 +385,15 @@ def _described(schema: Any, root: Any) -> str:
             if isinstance(text, str) and text.strip():
                 return text.strip()
     return ""
+
+
+_EMPTY_WORDS = frozenset({"parameter", "param", "argument", "field", "value", "the", "a", "an", "of"})
+
+
+def _says_only_its_name(name: str, doc: str) -> bool:
+    """``account_id: account_id parameter`` or ``name: The name.``: a doc that repeats the argument's name."""
+    said = {w for w in words(doc) if w not in _EMPTY_WORDS}
+    return said <= set(words(name))
 
 
 def _first_sentence(text: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")  # [text](target) -> text
 _TAGS = re.compile(r"<[^>]*>|\]\([^)]*\)|https?://\S+|`")
 _IDENT = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 _SPACE = re.compile(r"\s+")
@@ -66,7 +67,7 @@ def stem(word: str) -> str:
 
 def plain(text: str) -> str:
     """Prose without HTML tags, link targets, URLs and backquotes, on one line."""
-    return _SPACE.sub(" ", _TAGS.sub(" ", text or "")).strip()
+    return _SPACE.sub(" ", _TAGS.sub(" ", _LINK.sub(r"\1", text or ""))).strip()
 
 
 def words(text: str) -> list[str]:

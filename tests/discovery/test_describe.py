@@ -167,6 +167,27 @@ async def test_a_name_several_connectors_share_is_not_guessed() -> None:
         assert answer["suggestions"] == ["depot.ship_order", "parcels.ship_order"]
 
 
+class Plain(Connector):
+    """Argument docs that say nothing but the name, and one with a Markdown link."""
+
+    name = "plain"
+
+    def tools(self) -> dict[str, Tool]:
+        schema = {"type": "object", "required": ["account_id", "sid"], "properties": {
+            "account_id": {"type": "integer", "description": "account_id parameter"},
+            "sid": {"type": "string", "description": "The SID of the [Account](https://example.test/a) to use."}}}
+        return {"get_plan": tool(_echo, description="Get a plan.", input_schema=schema)}
+
+
+async def test_argument_docs_say_more_than_the_name_and_read_as_plain_text() -> None:
+    """'account_id: account_id parameter' is left out; a Markdown link keeps its text, not its target."""
+    async with CodemodeRuntime([Plain()], store="sqlite://", executor=InProcessExecutor()) as rt:
+        out = await rt.describe("plain.get_plan")
+    runs(out.types)
+    assert "account_id parameter" not in out.types
+    assert "sid: The SID of the Account to use." in out.types and "example.test" not in out.types
+
+
 class Hostile(Connector):
     """Summaries and names that try to end a comment, a docstring or the source."""
 
