@@ -31,7 +31,7 @@ from codemode_kernel.kernel.display import (
     table_bundle,
 )
 from codemode_kernel.kernel.notebook_runtime import NO_CONNECTORS_HINT
-from codemode_kernel.kernel.output import CellOutcome, RecordingSink, Sink
+from codemode_kernel.kernel.output import CellOutcome, RecordingSink, Sink, Tee
 from codemode_kernel.kernel.session import NotebookSession
 from codemode_kernel.models import STEP_CONNECTOR
 from codemode_kernel.wording import sentence
@@ -292,13 +292,32 @@ async def _pending(m: Magics, v: dict[str, Any], sink: Sink) -> None:
 
 async def _approve(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
     eid = v["execution"]
-    out = await m.session.approve(eid, origin=sink)
+    shown = RecordingSink()
+    out = await m.session.approve(eid, origin=Tee([sink, shown]))
+    if not shown.outputs and not out.get("settled"):
+        # Only the card (a widget, in the cell that paused) changed: a console shows no widgets,
+        # so this cell says how the execution ended (issue 16, item 5).
+        sink.stream(_approved_text(eid, out) + "\n")
     if out.get("settled"):  # decided elsewhere in the meantime; the cell says how it ended
         return CellOutcome(execution_id=eid)
     if out.get("status") == "error":
         ename, evalue, _ = error_parts(out)
         return CellOutcome.failed(ename, evalue, execution_id=eid)
     return CellOutcome(execution_id=eid)
+
+
+def _approved_text(eid: str, out: dict[str, Any]) -> str:
+    status = out.get("status")
+    if status == "completed":
+        return (f"Approved: execution {eid} completed. The cell has no final expression, so there is no result "
+                f"to show; %journal {eid} lists its calls.")
+    if status == "paused":
+        calls = ", ".join(f"#{p['seq']} {p['connector']}.{p['method']}" for p in out.get("pending", []))
+        return (f"Approved: execution {eid} ran on and now waits for approval of {calls or 'another action'}: "
+                f"%approve {eid} or %reject {eid}.")
+    if status == "error":
+        return f"Approved: execution {eid} ran on and failed: {sentence(str(out.get('error', '')))}"
+    return f"Execution {eid}: {sentence(str(out.get('message') or status))}"
 
 
 async def _reject(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
