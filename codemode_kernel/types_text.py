@@ -13,9 +13,13 @@ those attributes: a :class:`~codemode_kernel.connectors.base.Tool`, an MCP SDK t
 
 from __future__ import annotations
 
+import ast
+import io
+import tokenize
 from collections.abc import Mapping
 from typing import Any
 
+from codemode_kernel.discovery.stub_text import pascal
 from codemode_kernel.discovery.stubs import method_stub, type_declarations
 
 _FUTURE = "from __future__ import annotations"
@@ -41,6 +45,7 @@ def generate_types_from_json_schema(tools: Mapping[str, Any]) -> str:
                         "{'add': {'description': 'Add.', 'input_schema': {...}}}")
     typing_names: list[str] = []
     bodies: list[str] = []
+    declared: dict[str, str] = {}  # type name → its declaration, across the tools
     for tool_name, descriptor in sorted(tools.items(), key=lambda kv: str(kv[0])):
         stub = method_stub(
             str(tool_name),
@@ -51,7 +56,7 @@ def generate_types_from_json_schema(tools: Mapping[str, Any]) -> str:
         )
         names, body = _split_imports(stub)
         typing_names.extend(n for n in names if n not in typing_names)
-        bodies.append(body)
+        bodies.append(_merge_types(body, declared))
     head = _FUTURE + "\n"
     if typing_names:
         head += "\n" + _TYPING + ", ".join(sorted(typing_names)) + "\n"
@@ -82,3 +87,62 @@ def _split_imports(stub: str) -> tuple[list[str], str]:
             names.extend(n.strip() for n in lines[i][len(_TYPING):].split(","))
         i += 1
     return names, "\n".join(lines[i:]).rstrip("\n") + "\n"
+
+
+def _merge_types(body: str, declared: dict[str, str]) -> str:
+    """``body`` with its type declarations made consistent with earlier tools' (``declared``, updated).
+
+    Each tool's declarations are generated on their own, so two tools may both declare ``Item``:
+    the same declaration is kept once; a different one is renamed in this tool's text
+    (``Item`` → ``ListPetsItem``), so no declaration shadows another.
+    """
+    tree = ast.parse(body)
+    function = next((n.name for n in tree.body if isinstance(n, ast.FunctionDef)), "tool")
+    drop: list[tuple[int, int]] = []
+    renames: dict[str, str] = {}
+    taken = set(declared) | {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    for node in tree.body:
+        name = _declared_name(node)
+        if name is None or name not in declared:
+            continue
+        if declared[name] == ast.get_source_segment(body, node):
+            drop.append((node.lineno, node.end_lineno or node.lineno))
+            continue
+        fresh = pascal(function) + name
+        while fresh in taken:
+            fresh += "_"
+        taken.add(fresh)
+        renames[name] = fresh
+    lines = body.split("\n")
+    for start, end in sorted(drop, reverse=True):
+        del lines[start - 1:end]
+    text = _rename("\n".join(lines), renames) if renames else "\n".join(lines)
+    for node in ast.parse(text).body:
+        name = _declared_name(node)
+        if name is not None and name not in declared:
+            declared[name] = ast.get_source_segment(text, node) or ""
+    while "\n\n\n\n" in text:
+        text = text.replace("\n\n\n\n", "\n\n\n")
+    return text.lstrip("\n")
+
+
+def _declared_name(node: ast.stmt) -> str | None:
+    if isinstance(node, ast.ClassDef):
+        return node.name
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return node.target.id
+    return None
+
+
+def _rename(text: str, renames: Mapping[str, str]) -> str:
+    """``text`` with the identifiers in ``renames`` replaced (names only: strings and comments are left)."""
+    lines = text.split("\n")
+    found = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+             if t.type == tokenize.NAME and t.string in renames]
+    for t in reversed(found):  # from the end, so earlier positions stay valid
+        row, col = t.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + renames[t.string] + line[col + len(t.string):]
+    return "\n".join(lines)

@@ -86,4 +86,24 @@ def test_any_schema_gives_python_that_compiles(tools: dict[str, dict[str, object
     source = generate_types_from_json_schema({k: {"description": k, "input_schema": v} for k, v in tools.items()})
     compile(source, "<types>", "exec")
     for schema in tools.values():
-        compile(json_schema_to_type(schema, type_name or "T"), "<types>", "exec")
+        compile(json_schema_to_type(schema, type_name if type_name.strip() else "T"), "<types>", "exec")
+
+
+def item_tool(fields: dict[str, object]) -> dict[str, object]:
+    return {"description": "Takes an item.", "input_schema": {
+        "type": "object", "properties": {"item": {"$ref": "#/$defs/Item"}},
+        "$defs": {"Item": {"type": "object", "properties": fields}}}}
+
+
+def test_tools_that_declare_the_same_type_name_do_not_shadow_each_other() -> None:
+    """The same declaration is kept once; a different one with the same name is renamed for its tool."""
+    source = generate_types_from_json_schema({
+        "a": item_tool({"x": {"type": "integer"}}),
+        "b": item_tool({"y": {"type": "string"}}),
+        "c": item_tool({"x": {"type": "integer"}}),
+    })
+    compile(source, "<types>", "exec")
+    tree = ast.parse(source)
+    classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+    assert classes == ["Item", "BItem"]
+    assert "def b(*, item: BItem = ...)" in source and "def c(*, item: Item = ...)" in source
