@@ -1,6 +1,6 @@
 """Isolated executor benchmarks (issues 3 and 12): worker start, pass latency, call round trip, compute, memory.
 
-Run: .venv/bin/python benchmarks/bench_executor.py [--json] [--quick] [--repeats 5]
+Run: .venv/bin/python benchmarks/bench_executor.py [--json] [--quick] [--repeats 5] [--only start,passes]
 Prints figures beside their anchors from the same run and the issue's targets; it asserts nothing.
 
 smolagents' LocalPythonExecutor is compared from a throwaway virtualenv, never from the
@@ -321,14 +321,21 @@ async def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     parser.add_argument("--quick", action="store_true", help="fewer repeats and samples")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--only", default="start,passes,calls,compute,memory",
+                        help="comma-separated sections to run (default: all)")
     args = parser.parse_args()
+    only = set(args.only.split(","))
     repeats = 3 if args.quick else args.repeats
     passes = 20 if args.quick else 50
-    figures = bench_start(repeats, 5 if args.quick else 10)
-    figures += await bench_passes(repeats, passes)
-    figures += await bench_calls(repeats, 1000 if args.quick else 3000)
-    figures += await bench_compute(repeats)
-    figures += await bench_memory(repeats)
+    figures = bench_start(repeats, 5 if args.quick else 10) if "start" in only else []
+    if "passes" in only:
+        figures += await bench_passes(repeats, passes)
+    if "calls" in only:
+        figures += await bench_calls(repeats, 1000 if args.quick else 3000)
+    if "compute" in only:
+        figures += await bench_compute(repeats)
+    if "memory" in only:
+        figures += await bench_memory(repeats)
     emit("executor", figures, args.json)
 
 

@@ -92,31 +92,54 @@ def set_rlimits(limits: Mapping[str, Any], report: dict[str, Any], *, namespace_
     :data:`CPU_LIMIT_EXIT`, and the hard limit (a second later) kills it where a long C call
     keeps the handler from running. The zygote reports both as SIGXCPU.
     """
-    wanted: list[tuple[str, int, str]] = [
-        ("RLIMIT_CORE", 0, "core dumps off"),
-        ("RLIMIT_FSIZE", int(limits["max_file_size"]), f"file size {limits['max_file_size']} bytes"),
-        ("RLIMIT_NOFILE", int(limits["max_open_files"]), f"open files {limits['max_open_files']}"),
-        ("RLIMIT_NPROC", int(limits["max_processes"]), f"processes {limits['max_processes']}"),
-    ]
-    cpu = limits.get("cpu_seconds")
-    if cpu is not None:
-        wanted.append(("RLIMIT_CPU", int(cpu), f"CPU {cpu} s"))
-    memory = limits.get("max_memory_bytes")
-    if memory is not None:
-        wanted.append(("RLIMIT_AS", int(memory), f"address space {mib(int(memory))}"))
-    if namespace_init and cpu is not None:
-        signal.signal(signal.SIGXCPU, _cpu_limit_reached)
-    applied: list[str] = []
-    for name, value, label in wanted:
-        res = getattr(resource, name, None)
-        if res is None:
-            report["problems"].append(f"{name} is not available on this OS")
-            continue
-        try:
-            _soft, hard = resource.getrlimit(res)
+    apply_rlimits(RlimitPlan(limits), report, namespace_init=namespace_init)
+
+
+class RlimitPlan:
+    """The limits to set, worked out once (a zygote plans them for every child it forks)."""
+
+    def __init__(self, limits: Mapping[str, Any]) -> None:
+        wanted: list[tuple[str, int, str]] = [
+            ("RLIMIT_CORE", 0, "core dumps off"),
+            ("RLIMIT_FSIZE", int(limits["max_file_size"]), f"file size {limits['max_file_size']} bytes"),
+            ("RLIMIT_NOFILE", int(limits["max_open_files"]), f"open files {limits['max_open_files']}"),
+            ("RLIMIT_NPROC", int(limits["max_processes"]), f"processes {limits['max_processes']}"),
+        ]
+        cpu = limits.get("cpu_seconds")
+        self.cpu = cpu is not None
+        if cpu is not None:
+            wanted.append(("RLIMIT_CPU", int(cpu), f"CPU {cpu} s"))
+        memory = limits.get("max_memory_bytes")
+        if memory is not None:
+            wanted.append(("RLIMIT_AS", int(memory), f"address space {mib(int(memory))}"))
+        #: (name, resource, (soft, hard), label, why it cannot be set or None)
+        self.steps: list[tuple[str, int, tuple[int, int], str, str | None]] = []
+        for name, value, label in wanted:
+            res = getattr(resource, name, None)
+            if res is None:
+                self.steps.append((name, -1, (0, 0), label, f"{name} is not available on this OS"))
+                continue
+            try:
+                _soft, hard = resource.getrlimit(res)
+            except (ValueError, OSError) as exc:
+                self.steps.append((name, -1, (0, 0), label, f"{name}: {exc}"))
+                continue
             target = value if hard == resource.RLIM_INFINITY else min(value, hard)
             # RLIMIT_CPU: the soft limit sends SIGXCPU, which the host reports by name.
-            resource.setrlimit(res, (target, target + 1 if name == "RLIMIT_CPU" else target))
+            self.steps.append((name, res, (target, target + 1 if name == "RLIMIT_CPU" else target), label, None))
+
+
+def apply_rlimits(plan: RlimitPlan, report: dict[str, Any], *, namespace_init: bool = False) -> None:
+    """Set the limits of ``plan`` on this process; say in ``report`` what was applied and what not."""
+    if namespace_init and plan.cpu:
+        signal.signal(signal.SIGXCPU, _cpu_limit_reached)
+    applied: list[str] = []
+    for name, res, values, label, problem in plan.steps:
+        if problem is not None:
+            report["problems"].append(problem)
+            continue
+        try:
+            resource.setrlimit(res, values)
             applied.append(label)
         except (ValueError, OSError) as exc:
             report["problems"].append(f"{name}: {exc}")

@@ -73,6 +73,8 @@ class SpawnLauncher:
     """Each worker a new clean interpreter (no zygote)."""
 
     refill_delay = REFILL_DELAY
+    #: No extra worker in bursts: each costs ~50 ms of CPU, taken from the passes running.
+    burst = 0
 
     def __init__(self, command: Sequence[str]) -> None:
         self.command = list(command)
@@ -125,6 +127,18 @@ class ZygoteChild:
 
     def poll(self) -> int | None:
         return self.returncode
+
+    def exited(self) -> bool:
+        """Whether the process has ended, by its pidfd: known before the zygote's report comes in."""
+        with self._lock:
+            if self.returncode is not None or self._pidfd is None:
+                return True
+            import select
+
+            try:
+                return bool(select.select((self._pidfd,), (), (), 0)[0])
+            except (OSError, ValueError):
+                return True
 
     def wait(self, timeout: float | None = None) -> int:
         if not self._exited.wait(timeout):
@@ -233,6 +247,9 @@ class ZygoteProcess:
             except OSError as exc:
                 pipes.close_theirs()
                 pipes.close_ours()
+                # Most often it has just died: its reader thread finds out how, give it a moment.
+                self.close()
+                self.join(5.0)
                 self._poisoned(f"the zygote stopped reading requests ({exc})")
                 raise WorkerStartFailed(self.death or "the zygote is gone") from None
             pipes.close_theirs()
@@ -315,6 +332,8 @@ class ZygoteProcess:
         started.set()
         try:
             self._read()
+        except ConnectionResetError:  # it died with a request of ours unread: reported below, by how it ended
+            pass
         except Exception as exc:  # a malformed message: the zygote is not to be trusted any more
             with self._lock:
                 if self.death is None:
@@ -408,6 +427,8 @@ class ZygoteLauncher:
 
     #: Forking costs about a millisecond of CPU: the pool refills at once.
     refill_delay = 0.0
+    #: Back to back, one more child forked ahead: a pass finds one ready while the next is forked.
+    burst = 1
 
     def __init__(self, python: str | None = None, *, startup_timeout: float = 30.0,
                  max_children: int = ZYGOTE_MAX_CHILDREN) -> None:

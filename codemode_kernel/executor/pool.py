@@ -17,6 +17,7 @@ import contextlib
 import importlib.util
 import logging
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -120,7 +121,10 @@ class WorkerProcess:
         return self.proc.pid
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        if self.proc.poll() is not None:
+            return False
+        exited = getattr(self.proc, "exited", None)  # a zygote's child: its pidfd knows first
+        return not (exited is not None and exited())
 
     def kill(self) -> None:
         """SIGKILL (thread-safe, idempotent, never signals a reaped pid)."""
@@ -167,6 +171,8 @@ class Launcher(Protocol):
 
     #: Seconds a pool waits after handing out a worker before it starts the replacement.
     refill_delay: float
+    #: Workers a pool keeps ready beyond its size while passes come faster than one refills.
+    burst: int
 
     def start(self, config: dict[str, Any], *, for_pass: bool) -> WorkerProcess:
         """A started worker given ``config``; ``for_pass``: a pass waits for it (else a refill)."""
@@ -177,8 +183,19 @@ class Launcher(Protocol):
         ...
 
 
+#: Seconds a pool keeps its extra workers (``Launcher.burst``) coming after a pass found its
+#: worker not ready yet (passes back to back: agent loops, "Run All").
+BURST_HOLD = 2.0
+
+
 class WarmPool:
-    """``size`` workers started ahead of need, filled and reaped by one pool thread."""
+    """``size`` workers started ahead of need, filled and reaped by one pool thread.
+
+    When a pass finds no worker left, or one that has not said ready yet, passes are coming
+    faster than one worker refills: for :data:`BURST_HOLD` seconds the pool keeps ``burst`` more
+    (a launcher that forks workers cheaply has one; spawning has none), so the next pass
+    finds one ready while the one after it is being started.
+    """
 
     def __init__(self, launcher: Launcher, config: Callable[[], dict[str, Any]], size: int) -> None:
         self.launcher = launcher
@@ -192,6 +209,7 @@ class WarmPool:
         self._thread: threading.Thread | None = None
         self._closing = False
         self._due = 0.0  # the pool thread starts no worker before this time (monotonic)
+        self._burst_until = 0.0  # keep Launcher.burst extra workers until then (monotonic)
         self._finalizer = weakref.finalize(self, _kill_all, self._idle, self._dead)
 
     def _start(self, for_pass: bool = False) -> WorkerProcess:
@@ -203,11 +221,15 @@ class WarmPool:
             while self._idle:
                 worker = self._idle.popleft()
                 if worker.alive():
-                    self._due = time.monotonic() + self.launcher.refill_delay
+                    now = time.monotonic()
+                    self._due = now + self.launcher.refill_delay
+                    if worker.ready is None and not _said_something(worker):
+                        self._burst_until = now + BURST_HOLD
                     self._wake()
                     return worker
                 worker.close()
                 self._dead.append(worker)
+            self._burst_until = time.monotonic() + BURST_HOLD  # none was left for this pass
             self._wake()
         return self._start(for_pass=True)
 
@@ -277,6 +299,11 @@ class WarmPool:
         for worker in extra:
             self.retire(worker)
 
+    def _target(self) -> int:
+        # Called with the lock held.
+        burst = getattr(self.launcher, "burst", 0) if self.size else 0
+        return self.size + (burst if time.monotonic() < self._burst_until else 0)
+
     def _wake(self) -> None:
         # Called with the lock held.
         if not self._closing and (self._thread is None or not self._thread.is_alive()):
@@ -289,7 +316,7 @@ class WarmPool:
         while True:
             with self._cond:
                 while not self._closing and not self._dead:
-                    if len(self._idle) + self._starting + self._lent < self.size:
+                    if len(self._idle) + self._starting + self._lent < self._target():
                         delay = self._due - time.monotonic()
                         if delay <= 0:
                             break
@@ -299,37 +326,42 @@ class WarmPool:
                 if self._closing:
                     return
                 dead, self._dead[:] = list(self._dead), []
-                start = len(self._idle) + self._starting + self._lent < self.size
+                start = (len(self._idle) + self._starting + self._lent < self._target()
+                         and self._due <= time.monotonic())
                 if start:
                     self._starting += 1
+            if start:  # the next worker first: a pass may be waiting for it, nobody waits for a corpse
+                failures = self._start_one(failures)
             for corpse in dead:
                 with contextlib.suppress(subprocess.TimeoutExpired, OSError):
                     corpse.proc.wait(timeout=5)
-            if not start:
-                continue
-            worker: WorkerProcess | None = None
-            deferred = False
-            try:
-                worker = self._start()
-                failures = 0
-            except StartDeferred:
-                deferred = True
-            except Exception:  # keep the thread alive; a pass will report the error itself
-                failures += 1
-                log.warning("isolated executor: could not start a warm worker", exc_info=failures == 1)
-            finally:
-                with self._cond:
-                    self._starting -= 1
-                    if worker is not None and self._closing:
-                        self._dead.append(worker)  # started while closing: close() reaps it
-                        worker.close()
-                    elif worker is not None:
-                        self._idle.append(worker)
-                        self._cond.notify_all()  # fill() may be waiting for it
-                    elif deferred and not self._closing:
-                        self._due = float("inf")  # until a pass has asked (take() starts its own)
-                    elif not self._closing:
-                        self._cond.wait(min(30.0, 0.5 * failures))  # back off, do not spin
+
+    def _start_one(self, failures: int) -> int:
+        """Start one worker into the pool (``_starting`` was counted); the failures in a row after it."""
+        worker: WorkerProcess | None = None
+        deferred = False
+        try:
+            worker = self._start()
+            failures = 0
+        except StartDeferred:
+            deferred = True
+        except Exception:  # keep the thread alive; a pass will report the error itself
+            failures += 1
+            log.warning("isolated executor: could not start a warm worker", exc_info=failures == 1)
+        finally:
+            with self._cond:
+                self._starting -= 1
+                if worker is not None and self._closing:
+                    self._dead.append(worker)  # started while closing: close() reaps it
+                    worker.close()
+                elif worker is not None:
+                    self._idle.append(worker)
+                    self._cond.notify_all()  # fill() may be waiting for it
+                elif deferred and not self._closing:
+                    self._due = float("inf")  # until a pass has asked (take() starts its own)
+                elif not self._closing:
+                    self._cond.wait(min(30.0, 0.5 * failures))  # back off, do not spin
+        return failures
 
     def close(self) -> None:
         """Stop the pool thread, kill every idle and retired worker, and close the launcher."""
@@ -343,6 +375,14 @@ class WarmPool:
         self.launcher.close()
         with self._cond:
             self._closing = False  # usable again: the next take() starts a new pool thread
+
+
+def _said_something(worker: WorkerProcess) -> bool:
+    """Whether the worker's first line (``ready``) or its end is waiting to be read."""
+    try:
+        return bool(select.select((worker.stdout_fd,), (), (), 0)[0])
+    except (OSError, ValueError):
+        return True
 
 
 def _kill_all(idle: deque[WorkerProcess], dead: list[WorkerProcess]) -> None:

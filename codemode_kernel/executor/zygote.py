@@ -78,6 +78,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import io
 import json
 import os
 import random
@@ -94,14 +95,15 @@ from codemode_kernel.executor.confinement import (
     PR_SET_PDEATHSIG,
     USER_SWITCH,
     Libc,
+    RlimitPlan,
     SeccompFilter,
+    apply_rlimits,
     conclude,
     drop_user,
     hide_filesystem,
     new_report,
     preload,
     set_parent_death_signal,
-    set_rlimits,
     unshare_network,
     unshare_pids,
 )
@@ -122,11 +124,18 @@ def child_layer(limits: Mapping[str, Any]) -> list[str]:
 
 MAX_MESSAGE = 1 << 16
 
-# Run by each child before it says ready (never by the zygote): the first pass in a forked
-# process writes to thousands of pages it shares with the zygote (reference counts, caches)
-# and each write copies a page. Taking those copies here, while the child waits in the pool,
-# keeps them off the pass's clock (~2-3 ms here). Constant code of ours, no pass data.
-WARM_UP = """
+# The warm-up: constant code of ours, no pass data. A first pass in a forked process writes
+# to thousands of pages it shares with the zygote (reference counts, caches), and each write
+# copies a page. The zygote runs it ZYGOTE_WARM_ROUNDS times before it forks anything, so
+# what every child would otherwise write once (specialised bytecode, attribute caches of
+# types, interned names) is written once, into the image the children share. Each child
+# then runs it again, slice by slice, while it waits for its pass (after it said ready),
+# taking the copies that remain off the pass's clock; a pass that arrives meanwhile waits
+# for the slice that is running at most (~1 ms), never for the rest. No slice is JSON (the
+# confinement suite's runner tells its probes from the warm-up that way).
+WARM_UPS = (
+    "1 + 1\n",
+    """
 values = [i * 2 for i in range(20)]
 total = 0
 for v in values:
@@ -135,7 +144,9 @@ text = f"{total}: {', '.join(str(v) for v in values[:3])}"
 print(text)
 warm.up(n=1, items=[1.5, "two", None, {"k": (1, 2)}])
 {"values": values, "text": text.upper(), "ok": total > 0 and isinstance(text, str)}
-"""
+""",
+)
+ZYGOTE_WARM_ROUNDS = 8
 
 
 class _Rehearsal:
@@ -168,6 +179,7 @@ class Zygote:
         # change of identity. Without the zygote's layer it installs the whole policy.
         self.child_filter = SeccompFilter(self.limits, self_pid=1 if pid_namespace_fd is not None else 0,
                                           layer=child_layer(self.limits) if layer_installed else None)
+        self.rlimits = RlimitPlan(self.limits)  # the same for every child: worked out once, here
         self.children: dict[int, tuple[int, int]] = {}  # pidfd -> (request id, pid)
 
     def serve(self) -> None:
@@ -254,18 +266,40 @@ class Zygote:
         os.closerange(3, 1 << 20)  # the control socket, the namespace fd, the other children's pidfds
         random.seed()  # the zygote's generator state is every child's: draw a new seed
         report = {**self.report, "problems": list(self.report["problems"])}
-        set_rlimits(self.limits, report, namespace_init=self.pid_namespace_fd is not None)
+        apply_rlimits(self.rlimits, report, namespace_init=self.pid_namespace_fd is not None)
         drop_user(self.libc, report, in_userns=self.in_userns)
         self.child_filter.report(self.child_filter.install(self.libc), report)
         conclude(self.limits, report)
         report["zygote"] = "forked from a clean zygote (never a fork of the host)"
-        done = self.run_pass(WARM_UP, {"warm": ["up"]}, {"given": 1}, _Rehearsal(), capture_variables=True)
-        dumps_line(done)
-        reader, writer = open(0, "rb"), open(1, "wb")  # noqa: SIM115 - the process ends with os._exit
-        hello = loads_line(reader.readline() or b"{}")
+        # The host writes the child's pid right after the fork. Read unbuffered, byte by byte:
+        # a buffered read could take the pass's first line along, hiding it from select().
+        hello = loads_line(io.FileIO(0, "rb", closefd=False).readline() or b"{}")
         pid = hello.get("pid") if isinstance(hello, dict) else None
+        reader = _WarmingReader(io.FileIO(0, "rb", closefd=False), self.run_pass)
+        writer = open(1, "wb")  # noqa: SIM115 - the process ends with os._exit
         announce_and_serve(self.config, report, pid if type(pid) is int else 0, reader, writer, self.run_pass)
         os._exit(0)
+
+
+def warm_up(run_pass: Callable[..., dict[str, Any]], source: str) -> None:
+    """Run one slice of the warm-up as a pass would run (compile, run, encode), sending nothing."""
+    dumps_line(run_pass(source, {"warm": ["up"]}, {"given": 1}, _Rehearsal(), capture_variables=True))
+
+
+class _WarmingReader(io.BufferedReader):
+    """The child's stdin: before the first line (its pass) is read, warm up while none is there."""
+
+    def __init__(self, raw: io.FileIO, run_pass: Callable[..., dict[str, Any]]) -> None:
+        super().__init__(raw)
+        self._slices = list(WARM_UPS)
+        self._run_pass = run_pass
+
+    def readline(self, size: int | None = -1, /) -> bytes:
+        # Nothing is buffered before the first line, so select() tells whether the pass is in.
+        while self._slices and not select.select((self.fileno(),), (), (), 0)[0]:
+            warm_up(self._run_pass, self._slices.pop(0))
+        self._slices.clear()
+        return super().readline(size)
 
 
 def main(run_pass: Callable[..., dict[str, Any]] | None = None) -> None:
@@ -312,7 +346,11 @@ def main(run_pass: Callable[..., dict[str, Any]] | None = None) -> None:
     problem = layer.install(libc)
     if problem is not None:
         report["problems"].append(f"zygote seccomp: {problem}")
-    gc.freeze()  # the imported modules stay out of the collector: fewer pages copied per child
+    for _round in range(ZYGOTE_WARM_ROUNDS):
+        for source in WARM_UPS:
+            warm_up(run_pass, source)
+    gc.collect()
+    gc.freeze()  # what is left stays out of the collector: fewer pages copied per child
     zygote = Zygote(control, config, report, libc, namespace_fd, in_userns, run_pass, layer_installed=problem is None)
     zygote._send({"op": "ready", "isolation": report})
     zygote.serve()
