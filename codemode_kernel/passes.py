@@ -12,6 +12,14 @@ For each connector call the handler decides, in this order (DESIGN §5):
 
 The journal is read once when the pass starts; entries this pass writes go to the store
 (committed before the connector runs) and to the in-memory copy.
+
+A call's outcome (``applied`` with its result, or ``error``) is committed right *after* its
+reply is written to the sandbox, while the sandbox works on (issue 12): the commit overlaps
+the sandbox's next steps instead of delaying them. That promises nothing less: the sandbox can
+affect the world only through the host, and the host records the outcome before it reads
+anything more from the pass (:meth:`PassHandler.flush` runs first in every answer, from the
+loop right after the reply, and before the runtime ends the pass). A host that dies in between
+leaves the entry ``executing``, exactly as one that dies while the connector returns.
 """
 
 from __future__ import annotations
@@ -119,11 +127,14 @@ class PassHandler:
         self._search = search
         self._describe = describe
         self._snippet = snippet
+        # The outcome of the call answered last, not yet in the store: (seq, state, result, error).
+        self._unsaved: tuple[int, str, str | None, str | None] | None = None
 
     async def __call__(self, message: dict[str, Any]) -> Reply:
         """Answer one request. Never raises: a failure on the host side ends the pass as an error,
         whatever the sandbox does next (issue 10, item 2: before, a caught host exception let the
         sandbox report ``completed``)."""
+        self.flush()
         try:
             return await self._answer(message)
         except Exception as exc:
@@ -182,6 +193,30 @@ class PassHandler:
         return replayed == state.locally_replayed
 
     # -- outcomes ---------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Commit the outcome of the call answered last, if it is not in the store yet.
+
+        Idempotent. A store that fails here ends the pass as an error (the sandbox already has
+        the value, but nothing it does next reaches a connector, and the pass is not completed).
+        """
+        unsaved, self._unsaved = self._unsaved, None
+        if unsaved is None:
+            return
+        seq, entry_state, result, error = unsaved
+        try:
+            self.journal.finish_entry(self.state.execution_id, seq, entry_state, result=result, error=error)
+        except Exception as exc:
+            log.warning("recording the outcome of call #%s failed", seq, exc_info=True)
+            self.fail("HostError", f"the host could not record the outcome of call #{seq} "
+                      f"({type(exc).__name__}: {_clip(str(exc))}); the pass was stopped")
+
+    def _finish_after_reply(self, seq: int, entry_state: str, result: str | None = None,
+                            error: str | None = None) -> None:
+        """Commit the outcome of call ``seq`` once its reply is on its way (see the module docstring)."""
+        self.flush()
+        self._unsaved = (seq, entry_state, result, error)
+        asyncio.get_running_loop().call_soon(self.flush)
 
     def fail(self, type_name: str, message: str) -> Reply:
         if not self.state.ended:
@@ -298,7 +333,7 @@ class PassHandler:
             error = {"type": type(exc).__name__, "message": str(exc)}
             if record:
                 text = f"{error['type']}: {error['message']}"
-                self.journal.finish_entry(state.execution_id, seq, "error", error=text)
+                self._finish_after_reply(seq, "error", error=text)
                 self._remember(seq, "error", None, text)
             return {"raise": error}
         try:
@@ -314,7 +349,7 @@ class PassHandler:
                 self.journal.finish_entry(state.execution_id, seq, "error",
                                         error="ValueTooLarge: result not stored")
                 raise ValueTooLarge(f"The result of {method.path}", len(stored), codec.MAX_VALUE_CHARS)
-            self.journal.finish_entry(state.execution_id, seq, "applied", result=stored)
+            self._finish_after_reply(seq, "applied", result=stored)
             self._remember(seq, "applied", stored, None)
         return {"value": encoded}
 

@@ -195,9 +195,11 @@ class CodemodeRuntime:
                            f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")
         try:
             with open_journal(self.store, self.name) as j:
-                self._prune(j, self.max_executions)  # before the insert: the new execution is never a victim
-                j.insert_execution(execution_id, code, sorted(catalog.methods),
-                                            encoded_inputs, {"capture_variables": capture_variables})
+                # One transaction: the prune (before the insert: the new execution is never a victim),
+                # the new execution, and the start of its first pass (issue 12).
+                j.start_execution(execution_id, code, sorted(catalog.methods), encoded_inputs,
+                                  {"capture_variables": capture_variables}, keep=self.max_executions,
+                                  terminal=sorted(TERMINAL_STATUSES), passes=0 if problem else 1)
                 if problem is not None:
                     j.transition(execution_id, ["running"], "error",
                                           error=problem[1], error_type=problem[0])
@@ -206,7 +208,7 @@ class CodemodeRuntime:
                 t = now_ms()
                 row = ExecutionRow(self.name, execution_id, code, "running", None, None, None, None, [],
                                    sorted(catalog.methods), encoded_inputs, {"capture_variables": capture_variables},
-                                   0, t, t)
+                                   1, t, t)
                 return await self._pass(j, row, catalog, None, on_output)
         except StoreError as exc:  # the journal failed (locked, full, …): data, like every other failure
             return _error_output(execution_id, "StoreError", str(exc))
@@ -238,24 +240,27 @@ class CodemodeRuntime:
                 return _refused(execution_id, "ConfigurationError", (
                     f"execution {execution_id!r} used connector(s) {missing} that are not configured now; "
                     "configure them again, then approve"))
-            pending = [e for e in j.entries(execution_id) if e.state == "pending"]
-            if not j.transition(execution_id, ["paused"], "running"):
+            # The claim also starts the next pass (one statement, issue 12).
+            if not j.transition(execution_id, ["paused"], "running", passes=row.passes + 1):
                 current = j.get_execution(execution_id)
                 status = current.status if current else "deleted"
                 return _refused(execution_id, "InvalidStateError",
                                 str(InvalidStateError(execution_id, status, "approve", ["paused"])))
             row = j.get_execution(execution_id)
             assert row is not None
+            # Read once, after the claim: the journal as this host owns it (issue 12: it was read twice).
+            journal = j.entries(execution_id)
+            pending = [e for e in journal if e.state == "pending"]
             approved_seq = pending[0].seq if pending else None
-            return await self._pass(j, row, catalog, approved_seq, on_output)
+            return await self._pass(j, row, catalog, approved_seq, on_output, journal)
 
     async def _pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, approved_seq: int | None,
-                    on_output: OutputCallback | None) -> dict[str, Any]:
+                    on_output: OutputCallback | None, entries: Sequence[EntryRow] = ()) -> dict[str, Any]:
+        """Run pass ``row.passes`` (the store has recorded that it began) over the journal ``entries``
+        (read once per pass; a new execution has none)."""
         execution_id = row.id
-        pass_number = row.passes + 1
-        j.begin_pass(execution_id, pass_number)
-        # The journal is read once per pass (a new execution has none).
-        journal = {e.seq: e for e in j.entries(execution_id)} if row.passes else {}
+        pass_number = row.passes
+        journal = {e.seq: e for e in entries}
         plan = local_replay_plan(journal)
         state = PassState(execution_id, pass_number, journal, approved_seq=approved_seq, local_plan=len(plan))
         handler = PassHandler(
@@ -277,6 +282,7 @@ class CodemodeRuntime:
         finally:
             self._active.discard(execution_id)
         try:
+            handler.flush()  # the last call's outcome, before the pass's own
             return await self._end_pass(j, row, catalog, state, result)
         except Exception as exc:
             # Whatever the sandbox reported, a pass the host could not finish is an error, not a

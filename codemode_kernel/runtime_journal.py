@@ -29,8 +29,14 @@ class RuntimeJournal:
     # -- executions ----------------------------------------------------------------------
 
     def insert_execution(self, execution_id: str, code: str, connectors: Sequence[str], inputs: dict[str, Any],
-                         options: dict[str, Any]) -> None:
-        self.store.insert_execution(self.conn, self.runtime, execution_id, code, connectors, inputs, options)
+                         options: dict[str, Any], *, passes: int = 0) -> None:
+        self.store.insert_execution(self.conn, self.runtime, execution_id, code, connectors, inputs, options,
+                                    passes=passes)
+
+    def start_execution(self, execution_id: str, code: str, connectors: Sequence[str], inputs: dict[str, Any],
+                        options: dict[str, Any], *, keep: int, terminal: Sequence[str], passes: int = 1) -> int:
+        return self.store.start_execution(self.conn, self.runtime, execution_id, code, connectors, inputs, options,
+                                          keep=keep, terminal=terminal, passes=passes)
 
     def get_execution(self, execution_id: str) -> ExecutionRow | None:
         return self.store.get_execution(self.conn, self.runtime, execution_id)
@@ -40,9 +46,6 @@ class RuntimeJournal:
 
     def transition(self, execution_id: str, expected: Sequence[str], status: str, **fields: Any) -> bool:
         return self.store.transition(self.conn, self.runtime, execution_id, expected, status, **fields)
-
-    def begin_pass(self, execution_id: str, pass_number: int) -> None:
-        self.store.begin_pass(self.conn, self.runtime, execution_id, pass_number)
 
     def terminal_beyond(self, keep: int, terminal: Sequence[str]) -> list[str]:
         return self.store.terminal_beyond(self.conn, self.runtime, keep, terminal)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from codemode_kernel import CodemodeRuntime, InProcessExecutor
+from codemode_kernel.errors import StoreError
 from codemode_kernel.journal import JournalStore
 from tests.support import Shop
 
@@ -72,3 +73,25 @@ def test_an_execution_updated_at_the_cutoff_is_stale(tmp_path: Path) -> None:
         assert store.stale(conn, "default", row.status, row.updated_at) == ["e1"]
         assert store.stale(conn, "default", row.status, row.updated_at - 1) == []
     store.dispose()
+
+
+def test_starting_an_execution_prunes_and_inserts_in_one_transaction(db_url: str) -> None:
+    """It is an error if a failed start leaves the prune done: the prune and the insert commit together.
+
+    Issue 12 grouped the pass-start statements (prune, insert, first pass) into one commit.
+    """
+    store = JournalStore(db_url)
+    terminal = ["completed", "error", "rejected", "rolled_back"]
+    try:
+        with store.session() as conn:
+            for eid in ("e1", "e2", "e3"):
+                store.insert_execution(conn, "default", eid, "1", [], {}, {})
+                assert store.transition(conn, "default", eid, ["running"], "completed", result="1")
+            with pytest.raises(StoreError):  # the id is taken: the insert fails, so must the prune
+                store.start_execution(conn, "default", "e3", "2", [], {}, {}, keep=1, terminal=terminal)
+            assert sorted(r.id for r in store.list_executions(conn, "default")) == ["e1", "e2", "e3"]
+            assert store.start_execution(conn, "default", "e4", "2", [], {}, {}, keep=1, terminal=terminal) == 2
+            rows = {r.id: (r.status, r.passes) for r in store.list_executions(conn, "default")}
+            assert rows == {"e3": ("completed", 0), "e4": ("running", 1)}
+    finally:
+        store.dispose()
