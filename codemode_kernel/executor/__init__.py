@@ -9,6 +9,7 @@ Inside a pass
     ``language.py``     what cell code may say: compile and guards (RestrictedPython's one home)
     ``sandbox.py``      the runner of one pass: connector proxies, output and call caps, replay of
                         the recorded prefix
+    ``stream.py``       printed output on its way out: sent in batches, cut past a bound (issue 16)
 The host
     ``inprocess.py``    ``InProcessExecutor``: ``sandbox.py`` in a host thread (tests, teaching;
                         never the default)
