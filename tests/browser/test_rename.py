@@ -64,7 +64,10 @@ def test_a_renamed_notebook_keeps_its_journal_and_the_panel_its_name(ui: UI, lab
     deadline = time.monotonic() + 30
     saved: dict[str, object] = {}
     while time.monotonic() < deadline:
-        saved = json.loads((folder / "analysis.ipynb").read_text()).get("metadata", {})
+        try:
+            saved = json.loads((folder / "analysis.ipynb").read_text()).get("metadata", {})
+        except ValueError:  # read while the server was writing it
+            saved = {}
         if "codemode" in saved:
             break
         time.sleep(0.2)
