@@ -79,7 +79,7 @@ class SpawnLauncher:
     def __init__(self, command: Sequence[str]) -> None:
         self.command = list(command)
 
-    def start(self, config: dict[str, Any], *, for_pass: bool) -> WorkerProcess:
+    def start(self, config: dict[str, Any], *, for_pass: bool, warm: bool = True) -> WorkerProcess:
         return start_worker(self.command, config)
 
     def close(self) -> None:
@@ -232,8 +232,8 @@ class ZygoteProcess:
         return self.death is not None
 
     # -- forking (any thread)
-    def fork(self) -> ZygoteChild:
-        """Fork a child; ``WorkerStartFailed`` if the zygote is gone or misbehaves."""
+    def fork(self, *, warm: bool = True) -> ZygoteChild:
+        """Fork a child (``warm``: it warms up while idle); ``WorkerStartFailed`` if the zygote is gone or broken."""
         with self._fork_lock:
             with self._lock:
                 if self.death is not None:
@@ -243,7 +243,8 @@ class ZygoteProcess:
                 self._children[ident] = None
             pipes = _Pipes()
             try:
-                socket.send_fds(self.control, [json.dumps({"op": "fork", "id": ident}).encode()], pipes.theirs())
+                socket.send_fds(self.control, [json.dumps({"op": "fork", "id": ident, "warm": warm}).encode()],
+                                pipes.theirs())
             except OSError as exc:
                 pipes.close_theirs()
                 pipes.close_ours()
@@ -444,10 +445,10 @@ class ZygoteLauncher:
         """The current zygote (None before the first worker, after close or a death)."""
         return self._zygote
 
-    def start(self, config: dict[str, Any], *, for_pass: bool) -> WorkerProcess:
+    def start(self, config: dict[str, Any], *, for_pass: bool, warm: bool = True) -> WorkerProcess:
         zygote = self._current(config, for_pass)
         try:
-            child = zygote.fork()
+            child = zygote.fork(warm=warm and not for_pass)
         except WorkerStartFailed as exc:
             if not zygote.dead:  # it answered, and refused (e.g. the kernel's process limit)
                 raise

@@ -174,8 +174,12 @@ class Launcher(Protocol):
     #: Workers a pool keeps ready beyond its size while passes come faster than one refills.
     burst: int
 
-    def start(self, config: dict[str, Any], *, for_pass: bool) -> WorkerProcess:
-        """A started worker given ``config``; ``for_pass``: a pass waits for it (else a refill)."""
+    def start(self, config: dict[str, Any], *, for_pass: bool, warm: bool = True) -> WorkerProcess:
+        """A started worker given ``config``; ``for_pass``: a pass waits for it (else a refill).
+
+        ``warm=False``: passes come back to back, the worker should not spend CPU getting ready
+        for a pass beyond what it must (a forked child skips its idle warm-up).
+        """
         ...
 
     def close(self) -> None:
@@ -213,7 +217,9 @@ class WarmPool:
         self._finalizer = weakref.finalize(self, _kill_all, self._idle, self._dead)
 
     def _start(self, for_pass: bool = False) -> WorkerProcess:
-        return self.launcher.start(self._config(), for_pass=for_pass)
+        with self._cond:
+            bursting = time.monotonic() < self._burst_until
+        return self.launcher.start(self._config(), for_pass=for_pass, warm=not bursting)
 
     def take(self) -> WorkerProcess:
         """A started worker: a warm one if alive, else a new one started here."""

@@ -26,7 +26,8 @@ descriptors travel as ``SCM_RIGHTS``)::
 
     host -> Z    {"op": "config", "parent_pid", "empty_root", "limits"}
     Z'   -> host {"op": "ready", "isolation": {...}}             (the part the zygote did)
-    host -> Z'   {"op": "fork", "id"}  + [stdin, stdout, stderr] of the child
+    host -> Z'   {"op": "fork", "id", "warm"}  + [stdin, stdout, stderr] of the child
+                                                 ("warm": false - it skips its idle warm-up)
     Z'   -> host {"op": "forked", "id"} + [pidfd of the child]   or {"op": "error", "id", "message"}
     Z'   -> host {"op": "exit", "id", "returncode", "cpu"}        (when the child has been reaped)
 
@@ -86,7 +87,7 @@ import select
 import signal
 import socket
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from codemode_kernel.executor.confinement import (
@@ -131,7 +132,9 @@ MAX_MESSAGE = 1 << 16
 # types, interned names) is written once, into the image the children share. Each child
 # then runs it again, slice by slice, while it waits for its pass (after it said ready),
 # taking the copies that remain off the pass's clock; a pass that arrives meanwhile waits
-# for the slice that is running at most (~1 ms), never for the rest. No slice is JSON (the
+# for the slice that is running at most (~1 ms), never for the rest. Children forked while
+# passes come back to back skip it ("warm": false): there the pass comes before the warm-up
+# could pay off, and its ~1 ms of CPU is taken from the passes and the next refill. No slice is JSON (the
 # confinement suite's runner tells its probes from the warm-up that way).
 WARM_UPS = (
     "1 + 1\n",
@@ -199,13 +202,14 @@ class Zygote:
             os._exit(0)  # the host is gone or replaced us: our children die with us (pid 1 of A)
         request = loads_line(message)
         ident = request.get("id") if isinstance(request, dict) else None
+        warm = request.get("warm", True) if isinstance(request, dict) else None
         if not (isinstance(request, dict) and request.get("op") == "fork" and type(ident) is int
-                and len(fds) == 3):
+                and type(warm) is bool and len(fds) == 3):
             for fd in fds:
                 os.close(fd)
             raise SystemExit(f"zygote: a malformed request from the host: {message[:200]!r}")
         try:
-            pid = self._fork(fds)
+            pid = self._fork(fds, warm)
         except OSError as exc:
             self._send({"op": "error", "id": ident, "message": f"fork failed: {exc}"})
             return
@@ -217,7 +221,7 @@ class Zygote:
         poller.register(pidfd, select.POLLIN)
         self._send({"op": "forked", "id": ident}, [pidfd])
 
-    def _fork(self, fds: list[int]) -> int:
+    def _fork(self, fds: list[int], warm: bool) -> int:
         if self.pid_namespace_fd is not None:
             problem = self.libc.call("unshare", ctypes.c_int(CLONE_NEWPID))
             if problem is not None:
@@ -225,7 +229,7 @@ class Zygote:
         pid = os.fork()
         if pid == 0:
             try:
-                self._child(fds)
+                self._child(fds, warm)
             finally:
                 os._exit(70)
         if self.pid_namespace_fd is not None:
@@ -259,7 +263,7 @@ class Zygote:
             self.control.send(data)
 
     # -- in the child, after the fork
-    def _child(self, fds: list[int]) -> None:
+    def _child(self, fds: list[int], warm: bool) -> None:
         os.setsid()  # its own session and process group: nothing it does reaches the zygote's
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
@@ -275,7 +279,7 @@ class Zygote:
         # a buffered read could take the pass's first line along, hiding it from select().
         hello = loads_line(io.FileIO(0, "rb", closefd=False).readline() or b"{}")
         pid = hello.get("pid") if isinstance(hello, dict) else None
-        reader = _WarmingReader(io.FileIO(0, "rb", closefd=False), self.run_pass)
+        reader = _WarmingReader(io.FileIO(0, "rb", closefd=False), self.run_pass, WARM_UPS if warm else ())
         writer = open(1, "wb")  # noqa: SIM115 - the process ends with os._exit
         announce_and_serve(self.config, report, pid if type(pid) is int else 0, reader, writer, self.run_pass)
         os._exit(0)
@@ -289,9 +293,9 @@ def warm_up(run_pass: Callable[..., dict[str, Any]], source: str) -> None:
 class _WarmingReader(io.BufferedReader):
     """The child's stdin: before the first line (its pass) is read, warm up while none is there."""
 
-    def __init__(self, raw: io.FileIO, run_pass: Callable[..., dict[str, Any]]) -> None:
+    def __init__(self, raw: io.FileIO, run_pass: Callable[..., dict[str, Any]], slices: Sequence[str]) -> None:
         super().__init__(raw)
-        self._slices = list(WARM_UPS)
+        self._slices = list(slices)
         self._run_pass = run_pass
 
     def readline(self, size: int | None = -1, /) -> bytes:
