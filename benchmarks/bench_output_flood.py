@@ -44,7 +44,7 @@ def flood(kernel_name: str, folder: Path, lines: int, source: str | None, timeou
     kc.start_channels()
     try:
         kc.wait_for_ready(timeout=60)
-        kc.execute_interactive("1", timeout=60)  # warm
+        kc.execute_interactive("1", timeout=60, output_hook=lambda msg: None)  # warm; stdout is the report's
         start = time.perf_counter()
         msg_id = kc.execute(FLOOD.format(lines=lines))
         streams = chars = errors = 0
