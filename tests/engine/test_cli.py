@@ -160,3 +160,13 @@ def test_notebook_names_the_journal_the_kernel_uses(project: Path, capsys: pytes
     assert not Path(default_store_url(None, project).removeprefix("sqlite:///")).exists()
     assert main(["--notebook", str(notebook), "--json", "pending"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["method"] == "add_task"
+
+
+def test_mcp_next_step_never_shows_the_store_url() -> None:
+    """The approve hint given to models names the command, not a store URL (it may hold a password)."""
+    from codemode_kernel.cli import _approve_hint, _parse
+
+    args, _, _ = _parse(["--store", "postgresql://codemode:s3cret-pw@db.internal/journal", "mcp"])
+    hint = _approve_hint(args)
+    assert "codemode --store <the same URL> approve ID" in hint
+    assert "s3cret" not in hint and "db.internal" not in hint
