@@ -219,12 +219,12 @@ def locate(notebook: Path | None, cwd: Path) -> Located:
                            f"this notebook is a copy of {owner.name}: it starts a journal of its own "
                            f"({JOURNAL_FOLDER}/{target.name}); the history of {owner.name} stays with it "
                            f"({_shown(candidate, notebook)})")
-        was = owner.name if owner is not None else candidate.name
+        was = f" from {owner.name}" if owner is not None and owner != notebook else ""
         reason = move_journal(candidate, target)
         if reason is None:
-            return Located(target, wanted, f"the journal followed the notebook from {was} "
-                                           f"({_shown(candidate, notebook)} → {JOURNAL_FOLDER}/{target.name})")
-        return Located(candidate, wanted, f"this notebook's journal (kept for {was}) is used where it is, "
+            return Located(target, wanted, f"the journal followed the notebook{was}: "
+                                           f"{_shown(candidate, notebook)} → {JOURNAL_FOLDER}/{target.name}")
+        return Located(candidate, wanted, f"this notebook's journal is used where it is, "
                                           f"{_shown(candidate, notebook)}: {reason}; it is renamed at a later start")
     return Located(target, new_journal_id())
 

@@ -24,5 +24,6 @@ def unavailable_note(unavailable: Mapping[str, str], connectors: Mapping[str, Co
     for name in sorted(unavailable):
         connector = connectors.get(name)
         summary = connector.failure_summary if connector is not None else None
-        parts.append(f"connector {name!r} is unavailable: {summary or GENERIC_REASON}")
+        # The parts are joined into one sentence: a summary's own full stop would end it early.
+        parts.append(f"connector {name!r} is unavailable: {(summary or GENERIC_REASON).strip().rstrip('.')}")
     return "Note: " + "; ".join(parts) + f"; {WHERE_TO_LOOK}." if parts else ""

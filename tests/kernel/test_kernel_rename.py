@@ -231,3 +231,57 @@ def test_headless_runs_name_the_journal_after_the_folder_or_codemode_notebook(tm
     finally:
         named.shutdown()
     assert executions(journal(folder, "report")) == ["2"]
+
+
+def test_a_rename_while_another_kernel_has_the_journal_open_leaves_it_and_a_later_start_moves_it(
+        tmp_path: Path) -> None:
+    folder = write_notebook_dir(tmp_path / "nb")
+    write_notebook(folder / "Untitled.ipynb", None)
+    first = Kernel(folder, notebook="Untitled.ipynb")
+    second = Kernel(folder, notebook="Untitled.ipynb")  # e.g. a second kernel on the same notebook
+    try:
+        comm, answer = tell_path(first, "Untitled.ipynb")
+        first.ok("1 + 1")
+        second.ok("2 + 2")
+        (folder / "Untitled.ipynb").rename(folder / "analysis.ipynb")
+        write_notebook(folder / "analysis.ipynb", answer["journal_id"])  # saved with the id, as the lab does
+        _, renamed = tell_path(first, "analysis.ipynb", "Untitled.ipynb", comm)
+        assert "another program" in renamed["note"] and "follows the notebook" in renamed["note"], renamed
+        assert renamed["journal"] == str(journal(folder, "Untitled")), "used where it is, nothing lost"
+        run = first.ok("3 + 3")
+        assert "The journal stays at" in run.stdout, "the next cell says why it did not follow"
+        assert "1 + 1" in shown(first.ok("%executions")) and "2 + 2" in shown(second.ok("%executions"))
+    finally:
+        first.shutdown()
+        second.shutdown()
+    later = Kernel(folder, notebook="analysis.ipynb")
+    try:
+        run = later.ok("%executions")
+        assert "The journal followed the notebook: .codemode/Untitled.codemode.db → .codemode/analysis" in run.stdout
+        assert all(code in shown(run) for code in ("1 + 1", "2 + 2", "3 + 3"))
+    finally:
+        later.shutdown()
+    assert not journal(folder, "Untitled").exists()
+
+
+def test_nbconvert_names_the_journal_after_the_folder_unless_codemode_notebook_names_it(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    folder = write_notebook_dir(tmp_path / "proj")
+    nb = {"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": None, "outputs": [],
+                     "source": "6 * 7"}],
+          "metadata": {"kernelspec": {"name": "codemode", "display_name": "Code Mode", "language": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    (folder / "report.ipynb").write_text(json.dumps(nb))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "CODEMODE_"))}
+    env.update(IPYTHONDIR=str(folder / ".ipython"), PYDEVD_DISABLE_FILE_VALIDATION="1")
+    command = [sys.executable, "-m", "nbconvert", "--to", "notebook", "--execute", "--output", "out", "report.ipynb"]
+    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert executions(journal(folder, "proj")) == ["6 * 7"], "nbconvert says no notebook name: the folder's"
+    done = subprocess.run(command, cwd=folder, env={**env, "CODEMODE_NOTEBOOK": "report.ipynb"},
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert executions(journal(folder, "report")) == ["6 * 7"]
