@@ -51,9 +51,9 @@ bearer token (CODEMODE_MCP_TOKEN, else generated and printed to stderr), loopbac
 
 Journal: the same store rules as every codemode command, printed to stderr at start:
 --store URL (or CODEMODE_STORE), else [store] url in codemode.toml, else --notebook X.ipynb's
-journal (X.codemode.db, the file its kernel and panel use), else one named after --dir's folder
-(<folder>.codemode.db; default: the working directory). Serve a notebook's journal to approve
-in its panel.
+journal (.codemode/X.codemode.db beside it, the file its kernel and panel use), else one named
+after --dir's folder (.codemode/<folder>.codemode.db; default: the working directory). Serve a
+notebook's journal to approve in its panel.
 
 Approvals stay with a person: a client that supports elicitation asks them (accept runs the call
 once, decline rejects it); otherwise the paused outcome tells the model a person must approve in
@@ -73,10 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codemode", description="Code Mode runtime from a terminal.",
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_epilog())
     parser.add_argument("--dir", type=Path, default=None, help="folder whose codemode.toml configures connectors "
-                        "(default: the working directory); the journal is named after it (<folder>.codemode.db)")
+                        "(default: the working directory); the journal is named after it "
+                        "(.codemode/<folder>.codemode.db)")
     parser.add_argument("--notebook", type=Path, default=None, metavar="X.ipynb",
-                        help="use this notebook's journal (X.codemode.db, the very file its kernel uses) and its "
-                             "folder's codemode.toml")
+                        help="use this notebook's journal (.codemode/X.codemode.db, the very file its kernel "
+                             "uses) and its folder's codemode.toml")
     parser.add_argument("--store", default=None, help="SQLAlchemy URL of the journal (overrides the config and "
                         "the default file); CODEMODE_STORE does the same")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
