@@ -35,6 +35,7 @@ from codemode_kernel.errors import (
     UnknownExecutionError,
 )
 from codemode_kernel.executor.base import ExecuteResult, Executor, OutputCallback, SandboxError
+from codemode_kernel.executor.stream import bounded_lines
 from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, now_ms
 from codemode_kernel.models import (
     TERMINAL_STATUSES,
@@ -301,7 +302,7 @@ class CodemodeRuntime:
                         result: ExecuteResult) -> dict[str, Any]:
         """Record the outcome of a pass the host decided (its own state first, the sandbox's report second)."""
         execution_id = row.id
-        logs = list(result.logs)
+        logs = bounded_lines(result.logs)  # journaled: bounded whatever executor ran the pass (issue 16)
         capture = bool(row.options.get("capture_variables"))
         value: Any = None
         if state.failure is None and state.paused_seq is None and result.error is None:

@@ -43,7 +43,7 @@ from codemode_kernel.executor.base import OUTPUT_MESSAGE_COST, ExecuteResult, Ho
 from codemode_kernel.executor.channel import RequestTooLarge, WorkerPipe, WorkerProtocolError, check_request
 from codemode_kernel.executor.launcher import make_launcher
 from codemode_kernel.executor.pool import EmptyRoot, Process, WarmPool, WorkerProcess
-from codemode_kernel.executor.stream import MAX_KEPT_OUTPUT_CHARS
+from codemode_kernel.executor.stream import MAX_KEPT_OUTPUT_CHARS, MAX_KEPT_OUTPUT_LIMIT
 from codemode_kernel.executor.worker import dumps_line, loads_line
 
 log = logging.getLogger(__name__)
@@ -103,8 +103,9 @@ class Limits:
         for name in ("max_output_chars", "max_kept_output_chars", "max_result_chars", "max_calls"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1")
-        if self.max_kept_output_chars > MAX_VALUE_CHARS:  # kept output goes into the journal
-            problems.append(f"max_kept_output_chars must be at most {MAX_VALUE_CHARS:,} (kept output is journaled)")
+        if self.max_kept_output_chars > MAX_KEPT_OUTPUT_LIMIT:  # kept output goes into the journal
+            problems.append(f"max_kept_output_chars must be at most {MAX_KEPT_OUTPUT_LIMIT:,} (kept output is "
+                            "journaled)")
         if problems:
             raise ConfigurationError("Invalid Limits: " + "; ".join(problems) + ".")
 

@@ -46,7 +46,7 @@ import contextlib
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from codemode_kernel.executor.base import OUTPUT_MESSAGE_COST
@@ -57,6 +57,11 @@ FLUSH_CHARS = 16_384
 FLUSH_SECONDS = 0.05
 #: Characters of printed output a pass keeps by default (``Limits.max_kept_output_chars``).
 MAX_KEPT_OUTPUT_CHARS = 200_000
+#: The largest ``max_kept_output_chars`` allowed: kept output is journaled.
+MAX_KEPT_OUTPUT_LIMIT = 1_000_000
+#: What the runtime journals of a pass's logs at most, whichever executor ran it: the largest
+#: kept output and room for its notes.
+MAX_STORED_OUTPUT_CHARS = MAX_KEPT_OUTPUT_LIMIT + 1_000
 
 
 def cut_note(keep: int) -> str:
@@ -69,6 +74,27 @@ def cut_note(keep: int) -> str:
 def dropped_note(dropped: int) -> str:
     """The note sent at the end of a pass whose output was cut."""
     return f"[Code Mode: {dropped:,} more characters of output were dropped after the cut.]\n"
+
+
+def bounded_lines(lines: Sequence[str], limit: int = MAX_STORED_OUTPUT_CHARS) -> list[str]:
+    """A pass's ``logs`` within ``limit`` characters (each line counted with its line break): the
+    lines from the start, then one saying how much was left out. The runtime stores logs so,
+    whatever executor produced them; the built-in executors' logs are within it already."""
+    out: list[str] = []
+    used = 0
+    for index, line in enumerate(lines):
+        room = limit - used
+        if len(line) + 1 > room:
+            head = line[:max(0, room - 1)]
+            if head:
+                out.append(head)
+            left = sum(len(rest) + 1 for rest in lines[index:]) - len(head)
+            out.append(f"[Code Mode: {left:,} more characters of output were not kept (a pass's logs are "
+                       f"journaled up to {limit:,} characters).]")
+            return out
+        out.append(line)
+        used += len(line) + 1
+    return out
 
 
 def output_stream(notify: Callable[[dict[str, Any]], None], max_output_chars: int,
