@@ -124,7 +124,7 @@ def bench_start(repeats: int, n: int) -> list[Figure]:
             figures.append(Figure("Worker start", "worker forked by the zygote: request → confined and ready", "ms",
                                   [forked_ready(launcher, n) for _ in range(repeats)],
                                   anchor="python -I -S -c pass, start to exit", anchor_samples=bare,
-                                  note="includes the child's warm-up (copy-on-write faults taken before ready)"))
+                                  note="ready once confined; its warm-up follows while it waits for a pass"))
         finally:
             launcher.close()
     return figures

@@ -11,11 +11,13 @@ What runs where::
             (empty env)      (and the user namespace when not root), makes the processes it
             forks next start a PID namespace, chroots, installs the zygote's seccomp layer,
             │                forks Z' and then only waits for it (its exit ends them all)
-            └─ Z' pid 1 of A  the zygote proper: answers ``fork`` requests, reports exits
+            └─ Z' pid 1 of A  the zygote proper: runs the warm-up (constant code of ours),
+                │             then answers ``fork`` requests and reports exits
                 └─ child      pid 1 of its own PID namespace B (one per pass): new session,
                               its three pipes only, random re-seeded, rlimits, nobody / no
                               capabilities, its own seccomp layer (no fork, no rlimits, no
-                              user switch, no namespaces) - then it reads the pass.
+                              user switch, no namespaces) - then it says ready, warms
+                              up while idle and reads the pass.
 
 The zygote never runs pass code, never receives code, inputs or a connector, and holds no
 secret: its whole configuration is the worker limits and the empty root's path. The host
@@ -57,6 +59,19 @@ Design log (how a pass gets a fresh confined process quickly):
   it for one pass to leave for another.
 - this module: a zygote per executor, replaced when it dies, misbehaves, or has forked
   ``ZYGOTE_MAX_CHILDREN`` children (which bounds how many passes share what a fork shares).
+- a child that runs its warm-up before it says ready: back to back every pass waited for a
+  fork and a whole warm-up (~6 ms here). Now the zygote runs the warm-up itself before it
+  forks (a child's first run then copies ~100 fewer pages), a child says ready once
+  confined and warms up in slices while idle, and when passes come back to back the pool
+  keeps one more child forked ahead and its children skip the warm-up.
+- no warm-up in the children at all: passes 200 ms apart then pay the copy-on-write faults
+  of a first run themselves (~2.5 ms instead of ~1.1 ms).
+- rejected as still too slow to reach 2 ms per pass back to back on two cores: each fresh
+  child costs ~1.2-1.5 ms of the zygote's CPU (``fork`` copying page tables, then the
+  zygote's own copy-on-write faults) and ~2.5-3.7 ms in the child (half copy-on-write
+  faults, half Python: confinement, the pass, the protocol), with ~1 ms of the host's.
+  Bursts up to the pool's depth run at a warm pass's speed; a longer stream runs at the
+  rate children can be made (docs/isolation.md, "Measured").
 
 What the children share, and why it grants a pass nothing another pass left behind:
 
