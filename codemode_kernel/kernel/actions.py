@@ -90,7 +90,7 @@ class Actions:
             if out.get("result") is not None:
                 sink.display(result_bundle(out["result"]), result=True)
             calls, revertable = await self._calls(eid, record.code)
-            self._finish(eid, record, "completed", calls=calls, can_rollback=revertable, can_save=True,
+            self._finish(eid, record, "completed", calls=calls, revertible=revertable, can_save=True,
                          card_home=card_home)
             return CellOutcome(execution_id=eid)
         ename, evalue, line = error_parts(out)
@@ -98,12 +98,13 @@ class Actions:
                              frames=str(out.get("traceback") or ""))
         sink.error(ename, evalue, tb)
         calls, revertable = await self._calls(eid, record.code)
-        self._finish(eid, record, "error", calls=calls if revertable else 0, can_rollback=revertable,
+        self._finish(eid, record, "error", calls=calls if revertable else 0, revertible=revertable,
                      can_save=False, card_home=card_home)
         return CellOutcome.failed(ename, evalue, tb, eid)
 
-    def _finish(self, eid: str, record: CellRecord, status: str, *, calls: int, can_rollback: bool,
+    def _finish(self, eid: str, record: CellRecord, status: str, *, calls: int, revertible: int,
                 can_save: bool, card_home: Sink | None) -> None:
+        can_rollback = revertible > 0
         card = record.card
         if card is None:
             # Cells that made no connector call get no buttons: nothing to roll back, and a
@@ -111,11 +112,11 @@ class Actions:
             if calls == 0 or card_home is None:
                 return
             card = record.card = self._new_card(eid)
-            card.finished(status, can_rollback=can_rollback, can_save=can_save)
+            card.finished(status, can_rollback=can_rollback, can_save=can_save, revertible=revertible)
             card_home.display(card.bundle(f"{status}: execution {eid} "
                                           f"({calls} connector call(s); %rollback, %snippet save)"))
             return
-        card.finished(status, can_rollback=can_rollback, can_save=can_save)
+        card.finished(status, can_rollback=can_rollback, can_save=can_save, revertible=revertible)
 
     def _may_call(self, code: str) -> bool:
         # A connector can only be reached by naming it (no globals(), eval or getattr on
@@ -123,21 +124,21 @@ class Actions:
         names = [*self.home.runtime.connectors, "codemode"]
         return re.search(r"\b(" + "|".join(map(re.escape, names)) + r")\b", code) is not None
 
-    async def _calls(self, eid: str, code: str) -> tuple[int, bool]:
-        """How many connector calls the execution journaled, and whether it can be rolled back."""
+    async def _calls(self, eid: str, code: str) -> tuple[int, int]:
+        """How many connector calls the execution journaled, and how many a rollback would revert."""
         if code and not self._may_call(code):
-            return 0, False
+            return 0, 0
         state = await self.home.runtime.execution(eid)
         if state is None:
-            return 0, False
+            return 0, 0
         return await self._revert_info(state)
 
-    async def _revert_info(self, state: ExecutionState) -> tuple[int, bool]:
-        """How many connector calls the execution made, and whether it can be rolled back (selection's rule)."""
+    async def _revert_info(self, state: ExecutionState) -> tuple[int, int]:
+        """How many connector calls the execution made, and how many a rollback reverts (selection's rule)."""
         calls = [e for e in state.log if e.connector != STEP_CONNECTOR]
         if not calls:
-            return 0, False
-        return len(calls), bool(revertible_calls(state, await self.home.runtime.catalog()))
+            return 0, 0
+        return len(calls), len(revertible_calls(state, await self.home.runtime.catalog()))
 
     def _new_card(self, eid: str) -> ExecutionCard:
         return ExecutionCard(eid, CardActions(
@@ -276,7 +277,7 @@ class Actions:
                     card.refused(why, retry=state is not None and state.status == "paused")
                 _show_text_error(origin, "InvalidStateError", why)
                 return False
-            _, revertable = await self._revert_info(state) if state is not None else (0, False)
+            _, revertable = await self._revert_info(state) if state is not None else (0, 0)
             text = "Rejected: the action was not run and the execution ended."
             if revertable:
                 text += " Earlier actions of this execution were applied; Roll back reverts them."
@@ -284,7 +285,7 @@ class Actions:
                 for p in record.pending:
                     card.decided(f"{p.get('connector')}.{p.get('method')} (call #{p.get('seq')}) rejected",
                                  approved=False)
-                card.finished("rejected", can_rollback=revertable, can_save=False)
+                card.finished("rejected", can_rollback=revertable > 0, can_save=False, revertible=revertable)
                 card.notice(text)
             if record is not None:
                 record.pending = []
@@ -322,8 +323,8 @@ class Actions:
             else:
                 text = "Nothing to roll back: no applied action of this execution can be reverted."
             if card is not None:
-                _, again = await self._revert_info(after) if after is not None else (0, False)
-                card.rolled_back(text, reverted=bool(reverted), can_rollback=again)
+                _, again = await self._revert_info(after) if after is not None else (0, 0)
+                card.rolled_back(text, reverted=bool(reverted), can_rollback=again > 0, revertible=again)
             if origin is not None:
                 origin.stream(text + "\n")
         finally:

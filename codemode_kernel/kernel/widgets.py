@@ -1,11 +1,16 @@
 """The approval card: the widget a cell shows for one execution (the one home of ipywidgets).
 
 A card is passive: it shows state and turns clicks into calls of :class:`CardActions`,
-which the session supplies. Every button disables itself (and its siblings) *before* the
-action runs, so a double click sends one action; the session also refuses a second action
-on the same execution while one is in flight, and the runtime's compare-and-set refuses a
-stale one. What follows an approval (more output, the result, the next approval) is
-appended to the card's ``Output``, so it appears in the cell that paused.
+which the session supplies. **Roll back asks first**, on the card as in the side panel (issue
+16, item 7; the one rule: a *button* that reverts applied actions confirms, naming how many
+calls it reverts; a typed ``%rollback`` is its own confirmation). Approve and Reject do not
+ask: the card already shows the call and its arguments, and the button is the decision.
+
+Every button disables itself (and its siblings) *before* the action runs, so a double click
+sends one action; the session also refuses a second action on the same execution while one
+is in flight, and the runtime's compare-and-set refuses a stale one. What follows an
+approval (more output, the result, the next approval) is appended to the card's ``Output``,
+so it appears in the cell that paused.
 
 Clicks arrive as comm messages on the kernel's event loop; state changes made here are
 trait updates, which the frontend renders in place (a ``print`` in a click handler would
@@ -89,6 +94,15 @@ class ExecutionCard:
                                        layout=w.Layout(width="auto"))
         self.snippet_button.on_click(lambda _b: self._toggle_form())
         self.footer = w.HBox([self.rollback_button, self.snippet_button], layout=w.Layout(display="none"))
+        self._revertible = 0
+        self.confirm_text = w.HTML()
+        self.confirm_yes = w.Button(description="Roll back now", button_style="warning", icon="undo",
+                                    layout=w.Layout(width="auto"))
+        self.confirm_yes.on_click(lambda b: self._confirm_rollback(b))
+        self.confirm_no = w.Button(description="Cancel", layout=w.Layout(width="auto"))
+        self.confirm_no.on_click(lambda _b: self._cancel_rollback())
+        self.confirm = w.VBox([self.confirm_text, w.HBox([self.confirm_yes, self.confirm_no])],
+                              layout=w.Layout(display="none"))
         self.snippet_name = w.Text(placeholder="snippet_name", description="Name")
         self.snippet_description = w.Text(placeholder="What it does", description="Description")
         self.snippet_save = w.Button(description="Save", button_style="primary", icon="save")
@@ -97,7 +111,7 @@ class ExecutionCard:
                            layout=w.Layout(display="none"))
         self.message = w.HTML()
         self.root = w.VBox([self.header, self.history, self.pending_box, self.approve_all, self.output,
-                            self.footer, self.form, self.message])
+                            self.footer, self.confirm, self.form, self.message])
         self.root.add_class("codemode-card")
         self._action_buttons: list[w.Button] = []
         self._set_header("running")
@@ -169,9 +183,12 @@ class ExecutionCard:
         self.approve_all.layout.display = "none"
         self._action_buttons = []
 
-    def finished(self, status: str, *, can_rollback: bool, can_save: bool, detail: str = "") -> None:
-        """The execution ended: offer Roll back and Save as snippet where they apply."""
+    def finished(self, status: str, *, can_rollback: bool, can_save: bool, detail: str = "",
+                 revertible: int = 0) -> None:
+        """The execution ended: offer Roll back (``revertible`` calls) and Save as snippet where they apply."""
         self.locked = False
+        self._revertible = revertible
+        self.confirm.layout.display = "none"
         self.pending_box.children = ()
         self.approve_all.layout.display = "none"
         self._action_buttons = []
@@ -195,8 +212,9 @@ class ExecutionCard:
             self._set_header("paused", "stale")
         self.notice(text, level)
 
-    def rolled_back(self, text: str, *, reverted: bool, can_rollback: bool) -> None:
+    def rolled_back(self, text: str, *, reverted: bool, can_rollback: bool, revertible: int = 0) -> None:
         self.locked = False
+        self._revertible = revertible
         self.rollback_button.disabled = not can_rollback
         if reverted:
             self._set_header("rolled_back")
@@ -255,12 +273,28 @@ class ExecutionCard:
         self.actions.reject(seq)
 
     def _rollback(self, button: w.Button) -> None:
+        """Ask first: the same question as the side panel's dialog."""
         if self.locked or button.disabled:
             return
+        calls = f"{self._revertible} call{'s' if self._revertible != 1 else ''}" if self._revertible else "its calls"
+        _show(self.confirm_text, element(
+            "span", element("b", "Roll back this execution?"),
+            f" Each applied call that has a revert is undone, newest first ({calls}).", style="margin-right:8px"))
+        self.confirm_yes.disabled = False
+        self.confirm.layout.display = ""
+
+    def _confirm_rollback(self, button: w.Button) -> None:
+        if self.locked or button.disabled or self.rollback_button.disabled:
+            return
+        self.confirm.layout.display = "none"
+        button.disabled = True
         self.locked = True
         self.rollback_button.disabled = True
         self.notice("Rolling back…")
         self.actions.rollback()
+
+    def _cancel_rollback(self) -> None:
+        self.confirm.layout.display = "none"
 
     def _toggle_form(self) -> None:
         self.form.layout.display = "none" if self.form.layout.display != "none" else ""

@@ -389,12 +389,15 @@ function JournalEntry(props: {
           </span>
         )}
       </div>
-      <ValueView
-        label={entry.step ? 'name' : 'arguments'}
-        value={entry.args}
-        full={model.fullValue(detail.id, entry.seq, 'args')}
-        onLoadAll={load('args')}
-      />
+      {!entry.step && (
+        // A step has no arguments (its name is in the head): no "name null" row.
+        <ValueView
+          label="arguments"
+          value={entry.args}
+          full={model.fullValue(detail.id, entry.seq, 'args')}
+          onLoadAll={load('args')}
+        />
+      )}
       {entry.result !== null && (
         <ValueView
           label={entry.step ? 'value' : 'result'}

@@ -524,7 +524,9 @@ export class CodeModeModel {
         this.request('snapshot', { limit: this._limit })
       );
       if (snapshot === null) {
-        return;
+        // Failed, or answered for the notebook the panel followed before: a refresh asked
+        // for meanwhile (the new notebook's hello) still runs.
+        continue;
       }
       this._runtime = snapshot.runtime;
       this._connectors = snapshot.connectors;
@@ -566,17 +568,27 @@ export class CodeModeModel {
     }
   }
 
-  /** Run an action, marking it busy; on failure show the kernel's message and return null. */
+  /**
+   * Run an action, marking it busy; on failure show the kernel's message and return null.
+   *
+   * An answer that arrives after the panel moved to another notebook (or kernel) is
+   * dropped (null, no notice): it belongs to the notebook the action was taken in, and its
+   * notice would otherwise show in the other one's panel (issue 16, item 7).
+   */
   private async _act<T>(key: string, run: () => Promise<T>): Promise<T | null> {
     if (this._busy.has(key)) {
       return null;
     }
+    const generation = this._generation;
     this._busy.add(key);
     this._changed();
     try {
-      return await run();
+      const reply = await run();
+      return generation === this._generation ? reply : null;
     } catch (error) {
-      this._notify('error', errorText(error));
+      if (generation === this._generation) {
+        this._notify('error', errorText(error));
+      }
       return null;
     } finally {
       this._busy.delete(key);
@@ -586,12 +598,15 @@ export class CodeModeModel {
   }
 
   private async _quiet<T>(run: () => Promise<T>): Promise<T | null> {
+    const generation = this._generation;
     try {
-      return await run();
+      const reply = await run();
+      return generation === this._generation ? reply : null;
     } catch (error) {
-      if (!(
-        error instanceof RequestError && error.errorType === 'NotConnected'
-      )) {
+      if (
+        generation === this._generation &&
+        !(error instanceof RequestError && error.errorType === 'NotConnected')
+      ) {
         this._notify('error', errorText(error));
       }
       return null;
@@ -619,7 +634,10 @@ export class CodeModeModel {
     }
   }
 
+  /** Forget what the panel showed of the previous notebook or kernel, notices included. */
   private _resetData(): void {
+    this._generation++;
+    this._notices = [];
     this._runtime = '';
     this._connectors = [];
     this._runtimeError = null;
@@ -645,6 +663,8 @@ export class CodeModeModel {
   private _transport: ITransport | null = null;
   private _requests: PendingRequests;
   private _nextNotice = 0;
+  /** Counts the notebooks and kernels followed: answers from an earlier one are dropped. */
+  private _generation = 0;
   private _refreshDelay: number;
   private _limit: number;
   private _refreshing: Promise<void> | null = null;

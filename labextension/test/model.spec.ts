@@ -575,6 +575,56 @@ describe('CodeModeModel', () => {
     expect(transport.ofType('list_connectors')).toHaveLength(2);
   });
 
+  it('keeps notices with the notebook they belong to', async () => {
+    await ready([execution('P', 'paused')]);
+    model.receive({
+      type: 'error',
+      request_id: null,
+      request: null,
+      error: 'bad',
+      error_type: 'PanelRequestError'
+    });
+    const approving = model.approve('P');
+    expect(model.notices).toHaveLength(1);
+    // The user switches to another notebook before the kernel answers.
+    const other = new FakeTransport();
+    model.setNotebook('other.ipynb');
+    model.connect(other, 'Code Mode');
+    expect(model.notices).toEqual([]);
+    expect(await approving).toBe(false);
+    model.receive({
+      type: 'hello',
+      protocol: PROTOCOL_VERSION,
+      runtime: 'default',
+      connectors: []
+    });
+    reply(other.last('snapshot'), snapshot([]));
+    await settle();
+    expect(model.notices).toEqual([]);
+    expect(model.loaded).toBe(true);
+  });
+
+  it('loads the new notebook even when the old one answered late', async () => {
+    await ready();
+    const refreshing = model.refresh();
+    const stale = transport.last('snapshot');
+    const other = new FakeTransport();
+    model.connect(other, 'Code Mode');
+    model.receive({
+      type: 'hello',
+      protocol: PROTOCOL_VERSION,
+      runtime: 'default',
+      connectors: []
+    });
+    await settle(); // the old reload fails (its comm closed) and reloads from the new kernel
+    expect(stale.request_id).not.toBe(other.last('snapshot').request_id);
+    reply(other.last('snapshot'), snapshot([execution('N', 'completed')]));
+    await refreshing;
+    await settle();
+    expect(model.executions.map(e => e.id)).toEqual(['N']);
+    expect(model.notices).toEqual([]);
+  });
+
   it('keeps at most three notices, and dismisses them', async () => {
     await ready();
     for (let i = 0; i < 5; i++) {

@@ -8,12 +8,13 @@ docs/images/ (the README shows them).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import pytest
 
-from tests.browser.conftest import SCREENSHOTS, UI, Lab
+from tests.browser.conftest import ARTIFACTS, SCREENSHOTS, UI, Lab, notebook
 from tests.kernel.kernel_harness import calls, notes
 
 pytestmark = pytest.mark.slow
@@ -194,4 +195,81 @@ def test_reject_save_describe_and_delete_from_the_panel(ui: UI, lab: Lab) -> Non
     visible_button(page.locator(".jp-Dialog"), "Delete").click()
     rejected.wait_for(state="detached")
     assert rows.count() == count - 1
+    assert ui.errors == []
+
+
+ISSUE16 = ARTIFACTS  # before/after screenshots for the closing note (tests/artifacts/ is not committed)
+
+
+def test_results_read_well_and_the_panel_and_card_details_hold(ui: UI, lab: Lab) -> None:
+    """Issue 16, items 6 and 7: a search result is an open tree with a table; the Connectors tab
+    fits the panel's default width; a step has no "name null" row; the card's Roll back asks first,
+    as the panel's does; a notice stays with the notebook it belongs to."""
+    (lab.folder / "details.ipynb").write_text(json.dumps(notebook("codemode", "Code Mode", [
+        'codemode.search("add a note")',
+        'stamp = codemode.step("stamp", lambda: "fixed")\nnotes.add_note(text="from " + stamp)',
+        'notes.add_note(text="never")',
+    ])), encoding="utf-8")
+    (lab.folder / "other.ipynb").write_text(json.dumps(notebook("codemode", "Code Mode", ["1 + 1"])),
+                                            encoding="utf-8")
+    page = open_notebook(ui, lab, "work/details.ipynb", "Code Mode")
+    ISSUE16.mkdir(parents=True, exist_ok=True)
+    reverts = calls(lab.folder, "revert_add_note")  # the lab's folder is shared by this module's tests
+
+    # Item 6: the result is a tree open two levels deep, with the records as a table.
+    run_first_cell(page)
+    output = page.locator(".jp-Notebook .jp-Cell").first.locator(".jp-Cell-outputArea")
+    output.locator(".codemode-tree").wait_for()
+    output.screenshot(path=str(ISSUE16 / "issue16-result.png"))
+    assert output.locator(".codemode-tree table.codemode-table th", has_text="path").is_visible()
+    assert output.locator(".codemode-tree td", has_text="notes.add_note").first.is_visible()
+
+    # Item 7: the panel at its default width shows all three tabs whole.
+    panel = open_panel(page)
+    tabs = panel.locator(".jp-CodeModePanel-tabs")
+    tabs.wait_for()
+    panel.screenshot(path=str(ISSUE16 / "issue16-panel-width.png"))
+    right = panel.bounding_box()
+    connectors = panel.locator(".jp-CodeModePanel-tab[data-tab='connectors']").bounding_box()
+    assert right is not None and connectors is not None
+    assert connectors["x"] + connectors["width"] <= right["x"] + right["width"], "the Connectors tab is cut"
+    assert tabs.evaluate("node => node.scrollWidth <= node.clientWidth")
+
+    # The card's Roll back asks first, like the panel's.
+    page.keyboard.press("Shift+Enter")  # the second cell (the first one's Shift+Enter moved here)
+    second = page.locator(".jp-Notebook .jp-Cell").nth(1).locator(".jp-Cell-outputArea")
+    visible_button(second, "Approve").click()
+    second.get_by_text("Completed").first.wait_for()
+    visible_button(second, "Roll back").click()
+    visible_button(second, "Roll back now").wait_for()
+    assert "Roll back this execution?" in second.inner_text()
+    page.locator(".jp-Notebook .jp-Cell").nth(1).screenshot(path=str(ISSUE16 / "issue16-card-rollback.png"))
+    assert calls(lab.folder, "revert_add_note") == reverts, "nothing is reverted before the answer"
+    visible_button(second, "Roll back now").click()
+    second.get_by_text("Rolled back 1 action").first.wait_for()
+    assert calls(lab.folder, "revert_add_note") == reverts + 1 and "from fixed" not in notes(lab.folder)
+
+    # A step's journal entry: its name in the head, its value, no "name null".
+    row = panel.locator(".jp-CodeModePanel-execution").first
+    row.locator(".jp-CodeModePanel-executionHead").click()
+    step = row.locator(".jp-CodeModePanel-entry").first
+    step.wait_for()
+    panel.screenshot(path=str(ISSUE16 / "issue16-step.png"))
+    assert step.locator(".jp-CodeModePanel-path").inner_text() == 'step "stamp"'
+    assert step.locator(".jp-CodeModePanel-value[data-label='name']").count() == 0
+    assert "null" not in step.inner_text()
+
+    # A notice of this notebook's panel does not follow the panel to another notebook.
+    page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")  # the third cell pauses
+    pending = panel.locator(".jp-CodeModePanel-pendingCard")
+    visible_button(pending, "Reject").click()
+    notice = panel.locator(".jp-CodeModePanel-notice", has_text="Rejected")
+    notice.wait_for()
+    page.locator(".jp-DirListing-item[title*='other.ipynb']").dblclick()
+    page.locator("#jp-main-statusbar").get_by_text(re.compile(r"Code Mode \| Idle")).wait_for()
+    panel.locator(".jp-CodeModePanel-subtitle", has_text="other.ipynb").wait_for()
+    panel.locator(".jp-CodeModePanel-dot.jp-mod-ready").wait_for()
+    panel.screenshot(path=str(ISSUE16 / "issue16-notices.png"))
+    assert panel.locator(".jp-CodeModePanel-notice").count() == 0
     assert ui.errors == []

@@ -108,6 +108,10 @@ def test_reject_ends_the_execution_and_offers_rollback_of_earlier_actions(kernel
     rollback = kernel.widgets.buttons(card, "Roll back")
     assert rollback
     kernel.click(rollback[0])
+    kernel.wait_until(lambda: "Roll back this execution?" in kernel.widgets.texts(card), what="the confirmation")
+    assert "newest first (1 call)" in kernel.widgets.texts(card)
+    assert calls(notebook_dir, "revert_add_note") == 0, "Roll back asks before it reverts anything"
+    kernel.click(kernel.widgets.buttons(card, "Roll back now")[0])
     kernel.wait_until(lambda: "Rolled back 1 action" in kernel.widgets.texts(card), what="the rollback")
     assert notes(notebook_dir) == []
     assert calls(notebook_dir, "add_note") == 1 and calls(notebook_dir, "revert_add_note") == 1

@@ -177,8 +177,15 @@ def test_a_finished_card_offers_rollback_and_snippet_where_they_apply() -> None:
     c.snippet_save.click()
     c.snippet_save.click()
     assert log == ["save mine does things"]
-    c.finished("error", can_rollback=True, can_save=False)
+    c.finished("error", can_rollback=True, can_save=False, revertible=2)
     c.rollback_button.click()
+    assert "rollback" not in log, "Roll back asks first, as the side panel does"
+    assert c.confirm.layout.display == "" and "newest first (2 calls)" in c.confirm_text.value
+    c.confirm_no.click()
+    assert c.confirm.layout.display == "none" and "rollback" not in log
+    c.rollback_button.click()
+    c.confirm_yes.click()
+    c.confirm_yes.click()
     c.rollback_button.click()
     assert log[-1] == "rollback" and log.count("rollback") == 1
 
