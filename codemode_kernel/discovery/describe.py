@@ -2,11 +2,14 @@
 
 What a model reads costs tokens, so the default is compact and everything has a hard cap:
 
-- ``describe("github.pulls_create")``: the keyword signature with the direct input type
-  (required arguments documented in one short line each; nested objects typed
-  ``dict[str, Any]`` and named for drill-down), the one-line summary and the approval note;
+- ``describe("github.pulls_create")``: the keyword signature with the direct input type,
+  arguments filling lines of 100 columns (required ones documented in one short line each;
+  nested objects typed ``dict`` and named for drill-down in a first ``# describe more:``
+  line of suffixes), the first sentence of the description and "Needs approval." — one
+  discovery round (top-5 search results + this) is ~500 tokens (bench_discovery.py);
 - ``describe("github.pulls_create.head_repo")`` / ``describe("github.pulls_create.return")``:
-  the full declarations of one argument's type or of the result;
+  the full declarations of one argument's type or of the result; an argument the method
+  does not have is answered with the ones it has;
 - ``describe("github.pulls_create", full=True)``: the whole description and every nested type;
 - ``describe("github")``: the connector's methods, one line each, ``page`` by page;
 - ``describe("pulls_create")``: a bare method name, when exactly one connector has it;
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -65,7 +69,7 @@ def describe_target(catalog: Catalog, target: str, *, snippet: SnippetLookup, ra
     if len(parts) >= 2 and parts[0] in catalog.methods:
         m = catalog.get(parts[0], parts[1])
         if m is not None and len(parts) == 2:
-            return describe_method(m, full=full)
+            return describe_method(m, full=full, shared=shared_arguments(catalog, m.connector))
         if m is not None and len(parts) == 3:
             detail = describe_detail(m, parts[2])
             if detail is not None:
@@ -77,7 +81,7 @@ def describe_target(catalog: Catalog, target: str, *, snippet: SnippetLookup, ra
     if "." not in target and target:
         owners = [m for m in catalog.all_methods() if m.name == target]
         if len(owners) == 1:
-            return describe_method(owners[0], full=full)
+            return describe_method(owners[0], full=full, shared=shared_arguments(catalog, owners[0].connector))
         if owners:
             paths = sorted(m.path for m in owners)
             return _not_found(target, paths, catalog, f"{target!r} is a method of several connectors; "
@@ -131,12 +135,14 @@ def _no_such_argument(catalog: Catalog, m: Method, name: str) -> DescribeOutput:
 # -- a method ------------------------------------------------------------------------------------
 
 
-def describe_method(m: Method, *, full: bool = False) -> DescribeOutput:
+def describe_method(m: Method, *, full: bool = False, shared: Mapping[str, str] | None = None) -> DescribeOutput:
+    """``shared``: argument docs the connector's describe gives once (:func:`shared_arguments`),
+    left out of the compact form."""
     t = m.tool
     if full:
         types, truncated = _full_method(m)
     else:
-        types, truncated = _compact_method(m)
+        types, truncated = _compact_method(m, shared or {})
     summary = summary_line(t.description) if full else one_line(first_sentence(t.description), _SUMMARY)
     return DescribeOutput(path=m.path, description=summary, requires_approval=t.requires_approval,
                           types=types, kind="method", truncated=truncated)
@@ -150,12 +156,12 @@ def _full_method(m: Method) -> tuple[str, bool]:
                             max_definitions=defs, max_result_definitions=result_defs)
         if len(types) <= FULL_CAP:
             return types, (defs, result_defs) != (60, 25)
-    types, _ = _compact_method(m)
+    types, _ = _compact_method(m, {})
     note = f"# note: the full declaration is longer than {FULL_CAP:,} characters; this is the compact one\n"
     return note + types, True
 
 
-def _compact_method(m: Method) -> tuple[str, bool]:
+def _compact_method(m: Method, shared: Mapping[str, str]) -> tuple[str, bool]:
     t = m.tool
     schema = t.input_schema if isinstance(t.input_schema, Mapping) else {}
     props = object_properties(schema)
@@ -169,7 +175,7 @@ def _compact_method(m: Method) -> tuple[str, bool]:
     summary += APPROVAL_NOTE if t.requires_approval else ""
     levels = (("required", True), ("none", True), ("none", False))
     for docs, keep_optional in levels:
-        shrunk = _shrink_input(m, schema, props, required, docs, keep_optional)
+        shrunk = _shrink_input(m, schema, props, required, docs, keep_optional, shared)
         types = method_stub(m.name, description=summary, input_schema=shrunk, output_schema=_shallow(t.output_schema),
                             root=schema, max_definitions=60, max_result_definitions=0, width=COMPACT_WIDTH,
                             fill=True, short=True)
@@ -202,7 +208,7 @@ def _more_note(m: Method, nested: Sequence[str], has_result: bool, more_text: bo
 
 
 def _shrink_input(m: Method, schema: Mapping[str, Any], props: Mapping[str, Any], required: set[str], docs: str,
-                  keep_optional: bool) -> dict[str, Any]:
+                  keep_optional: bool, shared: Mapping[str, str]) -> dict[str, Any]:
     """The input schema with short argument docs and nested objects reduced to their kind."""
     out: dict[str, Any] = {}
     for key, sub in props.items():
@@ -218,7 +224,7 @@ def _shrink_input(m: Method, schema: Mapping[str, Any], props: Mapping[str, Any]
             node.pop(k, None)
         wanted = docs == "all" or (docs == "required" and key in required)
         text = _first_sentence(_described(sub, schema)) if wanted else ""
-        if text and not _says_only_its_name(key, text):
+        if text and not _says_only_its_name(key, text) and shared.get(key) != text:
             node["description"] = text
         out[key] = node
     shrunk: dict[str, Any] = {"type": "object", "properties": out, "required": sorted(required & set(out))}
@@ -257,6 +263,43 @@ def describe_detail(m: Method, part: str) -> DescribeOutput | None:
                           kind="method", truncated=True)
 
 
+_SHARED: weakref.WeakKeyDictionary[Catalog, dict[str, dict[str, str]]] = weakref.WeakKeyDictionary()
+SHARED_MIN_METHODS = 10
+
+
+def shared_arguments(catalog: Catalog, connector: str) -> dict[str, str]:
+    """Arguments a connector's methods document alike (GitHub's ``owner``, Kubernetes' ``namespace``):
+    required in some method, in at least a fifth of the methods (and ten), with one first sentence
+    in at least 80 % of them. The connector's describe says them once; a compact method describe
+    does not repeat them (issue 13: ``owner`` and ``repo`` were ~25 tokens of every GitHub describe).
+    """
+    by_connector = _SHARED.get(catalog)
+    if by_connector is None:
+        by_connector = _SHARED[catalog] = {}
+    found = by_connector.get(connector)
+    if found is not None:
+        return found
+    methods = list(catalog.methods.get(connector, {}).values())
+    seen: dict[str, dict[str, int]] = {}
+    needed: set[str] = set()
+    for m in methods:
+        schema = m.tool.input_schema if isinstance(m.tool.input_schema, Mapping) else {}
+        needed |= required_keys(schema)
+        for key, sub in object_properties(schema).items():
+            text = _first_sentence(_described(sub, schema))
+            counts = seen.setdefault(key, {})
+            counts[text] = counts.get(text, 0) + 1
+    found = {}
+    if len(methods) >= SHARED_MIN_METHODS:
+        for key, counts in seen.items():
+            total = sum(counts.values())
+            text, n = max(counts.items(), key=lambda kv: kv[1])
+            if key in needed and text and total >= max(SHARED_MIN_METHODS, len(methods) / 5) and n >= 0.8 * total:
+                found[key] = text
+    by_connector[connector] = found
+    return found
+
+
 # -- a connector ---------------------------------------------------------------------------------
 
 
@@ -272,9 +315,12 @@ def describe_connector(catalog: Catalog, name: str, *, page: int = 1) -> Describ
     if pages > 1:
         lead += (f"; page {page} of {pages}" +
                  (f" (codemode.describe({name!r}, page={page + 1}) for the next)" if page < pages else ""))
+    shared = shared_arguments(catalog, name)
+    common = ("\n\nArguments many methods take:\n" + "\n".join(f"    {k}: {v}" for k, v in sorted(shared.items()))
+              if shared else "")
     lines = [f"class {_ident(name)}:\n",
              docstring(f"{instructions}\n\n{lead}. codemode.describe('{name}.<method>') declares one; "
-                       "codemode.search('what you want') finds one.", "    ")]
+                       f"codemode.search('what you want') finds one.{common}", "    ")]
     for m in chunk:
         required = [k for k in sorted(required_keys(m.tool.input_schema)) if is_identifier(k)]
         args = ", ".join(["self", *(["*", *required] if required else []), "**optional"])

@@ -62,7 +62,7 @@ ACTION_MATCH = 1.3
 HINT = 1.3
 VERB_FIRST = 1.2
 # A learned association counts at most this much of the word it stands in for: below the
-# hand lexicon's related words (0.5), which a person checked.
+# hand lexicon's related words (lexicon.RELATED_WEIGHT), which a person checked.
 LEARNED_WEIGHT = 0.2
 
 Associations = Callable[[str], Sequence[tuple[str, float]]]

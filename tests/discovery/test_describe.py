@@ -188,6 +188,39 @@ async def test_argument_docs_say_more_than_the_name_and_read_as_plain_text() -> 
     assert "sid: The SID of the Account to use." in out.types and "example.test" not in out.types
 
 
+OWNER = {"type": "string", "description": "The account owner. Not case sensitive."}
+
+
+class Repos(Connector):
+    """Twelve methods that document their shared ``owner`` argument alike (and one that does not)."""
+
+    name = "repos"
+
+    def tools(self) -> dict[str, Tool]:
+        out = {f"op_{i:02d}": tool(_echo, description=f"Operation {i}.", input_schema={
+            "type": "object", "required": ["owner"], "properties": {"owner": OWNER}}) for i in range(12)}
+        out["odd"] = tool(_echo, description="Odd one.", input_schema={
+            "type": "object", "required": ["owner", "size"], "properties": {
+                "owner": {"type": "string", "description": "Who pays."}, "size": {"type": "integer",
+                                                                          "description": "How big."}}})
+        return out
+
+
+async def test_an_argument_documented_alike_everywhere_is_explained_once_by_the_connector() -> None:
+    """owner's doc is in describe('repos'), not repeated by each method's compact describe; a method that
+    documents owner differently keeps its own doc, and full=True keeps everything."""
+    async with CodemodeRuntime([Repos()], store="sqlite://", executor=InProcessExecutor()) as rt:
+        connector = await rt.describe("repos")
+        method = await rt.describe("repos.op_03")
+        odd = await rt.describe("repos.odd")
+        full = await rt.describe("repos.op_03", full=True)
+    runs(connector.types)
+    assert "Arguments many methods take:\n        owner: The account owner.\n" in connector.types
+    assert "owner: str" in method.types and "The account owner" not in method.types
+    assert "owner: Who pays." in odd.types and "size: How big." in odd.types
+    assert "The account owner" in full.types
+
+
 class Hostile(Connector):
     """Summaries and names that try to end a comment, a docstring or the source."""
 
