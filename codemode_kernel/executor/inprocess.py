@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import threading
 from collections.abc import Mapping, Sequence
@@ -71,7 +72,8 @@ class _ThreadChannel:
 
     def notify(self, message: dict[str, Any]) -> None:
         if self.on_output is not None and self.abandoned is None and message.get("op") == "output":
-            self.loop.call_soon_threadsafe(self.on_output, str(message.get("text", "")))
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody reads the output now
+                self.loop.call_soon_threadsafe(self.on_output, str(message.get("text", "")))
 
 
 class _Ticker:
@@ -133,7 +135,9 @@ class InProcessExecutor:
                 if not done.done():
                     done.set_result(outcome)
 
-            loop.call_soon_threadsafe(settle)
+            # An abandoned pass (timeout, interrupt) may end after its loop closed: nobody waits then.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(settle)
 
         entry = (channel, done)
         self._running.add(entry)
