@@ -118,7 +118,6 @@ class Coalescing:
         self.parts: list[str] = []
         self.chars = 0
         self.timer: Any = None
-        self.sent = 0  # stream messages passed on (for tests and benchmarks)
 
     def stream(self, text: str, name: str = "stdout") -> None:
         if not text:
@@ -146,7 +145,6 @@ class Coalescing:
             text = "".join(self.parts)
             self.parts.clear()
             self.chars = 0
-            self.sent += 1
             self.inner.stream(text, self.name)
 
     def display(self, bundle: Bundle, *, result: bool = False) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from codemode_kernel.executor.stream import MAX_KEPT_OUTPUT_CHARS, cut_note
+from codemode_kernel.kernel.output import Coalescing, RecordingSink, ReplayFilter
 from tests.kernel.kernel_harness import Kernel, Run, calls, write_notebook_dir
 
 FLOOD = "for k in range(2000000):\n    print('line', k)\n"
@@ -192,3 +193,66 @@ def test_a_replayed_pass_streams_into_its_card_in_few_updates(kernel: Kernel, no
     span = (_sent(updates[-1]) - _sent(updates[0])).total_seconds()
     assert len(updates) <= 4 + span / 0.1, (len(updates), span)
     assert len(updates) < 250, "500 prints, each followed by a call"
+
+
+# ---------------------------------------------------------------------------------------
+# The kernel's coalescing sink and the replay filter, without a kernel
+
+
+class Timers:
+    """``call_later`` for a test: the timers wait until the test fires them."""
+
+    def __init__(self) -> None:
+        self.waiting: list[Timer] = []
+
+    def __call__(self, delay: float, callback: Callable[[], None]) -> Timer:
+        timer = Timer(callback)
+        self.waiting.append(timer)
+        return timer
+
+    def fire(self) -> None:
+        waiting, self.waiting = self.waiting, []
+        for timer in waiting:
+            if not timer.cancelled:
+                timer.callback()
+
+
+class Timer:
+    def __init__(self, callback: Callable[[], None]) -> None:
+        self.callback = callback
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def test_stream_text_waits_for_the_timer_a_full_batch_or_anything_else() -> None:
+    timers, inner = Timers(), RecordingSink()
+    sink = Coalescing(inner, timers, max_chars=10)
+    sink.stream("a\n")
+    sink.stream("b\n")
+    assert inner.outputs == [] and len(timers.waiting) == 1, "one timer for the batch"
+    timers.fire()
+    assert inner.outputs == [("stdout", "a\nb\n")]
+    sink.stream("0123456789")
+    assert inner.outputs[-1] == ("stdout", "0123456789"), "a full batch goes at once"
+    sink.stream("warning\n", "stderr")
+    sink.stream("x")
+    assert inner.outputs[-1] == ("stderr", "warning\n"), "another stream's text ends the batch"
+    sink.display({"text/plain": "1"}, result=True)
+    assert inner.outputs[-2:] == [("stdout", "x"), ("result", {"text/plain": "1"})], "text stays before a result"
+    sink.stream("late")
+    sink.error("E", "v", [])
+    assert inner.outputs[-2:] == [("stdout", "late"), ("error", ("E", "v", []))]
+    timers.fire()
+    assert len(inner.outputs) == 7, "a timer of a batch already sent sends nothing"
+
+
+def test_the_replay_filter_shows_a_changed_line_whole() -> None:
+    """A replayed pass whose dropped-characters note has a new count shows the new note, not its tail."""
+    shown = "kept\n" + "[Code Mode: 100 more characters of output were dropped after the cut.]\n"
+    out: list[str] = []
+    live = ReplayFilter(shown, out.append)
+    live("kept\n[Code Mode: 1")
+    live("50 more characters of output were dropped after the cut.]\n")
+    assert "".join(out) == "[Code Mode: 150 more characters of output were dropped after the cut.]\n"
