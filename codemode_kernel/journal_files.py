@@ -195,18 +195,18 @@ def locate(notebook: Path | None, cwd: Path) -> Located:
     """Find (and if needed move) the journal of ``notebook``; see the module docstring for the rule."""
     target = journal_file(notebook, cwd)
     legacy = legacy_journal_file(notebook, cwd)
-    wanted = notebook_journal_id(notebook)
     if target.exists():
-        return Located(target, _id_of(target, wanted))
+        return Located(target, _id_of(target, notebook))
     if legacy.exists():
         reason = move_journal(legacy, target)
         if reason is None:
-            return Located(target, _id_of(target, wanted),
+            return Located(target, _id_of(target, notebook),
                            f"moved the journal {legacy.name} into {JOURNAL_FOLDER}/ (journals now live there, "
                            "out of the file browser)")
-        return Located(legacy, _id_of(legacy, wanted),
+        return Located(legacy, _id_of(legacy, notebook),
                        f"the journal stays at {legacy.name} for now: {reason}; it moves into {JOURNAL_FOLDER}/ "
                        "at a later start")
+    wanted = notebook_journal_id(notebook)  # read only now: the notebook may be large
     if wanted is None or notebook is None:
         return Located(target, new_journal_id())
     for candidate in _journals_near(notebook):
@@ -249,10 +249,12 @@ def follow_rename(current: Path, old_notebook: Path, new_notebook: Path) -> tupl
     return current, reason
 
 
-def _id_of(journal: Path, wanted: str | None) -> str:
+def _id_of(journal: Path, notebook: Path | None) -> str:
     """The id an existing journal carries: its own record, else the notebook's, else a new one."""
     found = read_identity(journal)
-    return found.journal_id if found is not None else (wanted or new_journal_id())
+    if found is not None:
+        return found.journal_id
+    return notebook_journal_id(notebook) or new_journal_id()
 
 
 def _journals_near(notebook: Path) -> list[Path]:
