@@ -119,7 +119,8 @@ async def test_the_cut_is_the_same_in_every_pass(make: Make) -> None:
     """The cut depends on what was printed only (not on timing): two passes keep the same text."""
     ex = make(max_kept_output_chars=5_000)
     code = "for k in range(3000):\n    print(k)\n    if k % 500 == 0:\n        time.sleep(0.06)\n"
-    first, second = [], []
+    first: list[str] = []
+    second: list[str] = []
     await ex.execute(code, {}, host=RecordingHost(), on_output=first.append)
     await ex.execute(code, {}, host=RecordingHost(), on_output=second.append)
     assert "".join(first) == "".join(second)
