@@ -423,7 +423,13 @@ class NotebookLink implements IDisposable {
     const current = model.getMetadata(METADATA_KEY) as
       Record<string, unknown> | undefined;
     if (current?.journal !== id) {
+      // Kept with the notebook's next save, without marking it modified: a notebook that has
+      // history was run, so it is saved anyway, and opening one must not look like an edit.
+      const wasDirty = model.dirty;
       model.setMetadata(METADATA_KEY, { ...(current ?? {}), journal: id });
+      if (!wasDirty) {
+        model.dirty = false;
+      }
     }
   }
 
