@@ -48,7 +48,7 @@ _FUTURE = "from __future__ import annotations\n\n"
 PAGE_SIZE = 40
 COMPACT_WIDTH = 100  # arguments fill lines of this width: one per line cost ~30 % more tokens
 _ARG_DOC = 90
-_SUMMARY = 120
+_SUMMARY = 200
 RESULT = "return"  # a Python keyword, so never a keyword argument's name
 
 SnippetLookup = Callable[[str], DescribeOutput | None]
@@ -143,8 +143,7 @@ def describe_method(m: Method, *, full: bool = False, shared: Mapping[str, str] 
         types, truncated = _full_method(m)
     else:
         types, truncated = _compact_method(m, shared or {})
-    summary = summary_line(t.description) if full else one_line(first_sentence(t.description), _SUMMARY)
-    return DescribeOutput(path=m.path, description=summary, requires_approval=t.requires_approval,
+    return DescribeOutput(path=m.path, description=summary_line(t.description), requires_approval=t.requires_approval,
                           types=types, kind="method", truncated=truncated)
 
 
@@ -167,9 +166,11 @@ def _compact_method(m: Method, shared: Mapping[str, str]) -> tuple[str, bool]:
     props = object_properties(schema)
     required = required_keys(schema)
     nested = [k for k, sub in props.items() if _structured(sub, schema)]
-    # The first sentence: the rest of the text is one ``full=True`` away.
-    summary = one_line(first_sentence(t.description), _SUMMARY) or "(no description)"
-    long_text = summary != " ".join((t.description or "").split())
+    # The first line (not only its first sentence: what a description says, hostile or not, is
+    # shown, never silently dropped; tests/security/test_security_rendering.py); the rest is one
+    # ``full=True`` away.
+    summary = summary_line(t.description, _SUMMARY) or "(no description)"
+    long_text = summary_line(t.description, 10_000) != (t.description or "").strip()
     # Detail levels, richest first: the first that fits the cap is used. Optional arguments
     # are named in the signature; their docs are one drill-down away (full=True).
     summary += APPROVAL_NOTE if t.requires_approval else ""
