@@ -29,7 +29,7 @@ _UNSET = ("CODEMODE_CONFIG", "CODEMODE_STORE", "JPY_SESSION_NAME")
 # Cells whose lesson is an error: what each must still show (caught and printed, not failed).
 ERROR_LESSONS = {
     "01_tour": ("tour-refused", "ImportError: module 'os' is not available in Code Mode."),
-    "02_approvals_and_replay": ("diverge-approve", "error · ReplayDivergence"),
+    "02_approvals_and_replay": ("diverge-approve", "status: error\nReplayDivergence: Replay divergence"),
     "03_rollback": ("rollback-rollback", "RollbackError:"),
     "06_openapi": ("openapi-no-os", "ImportError: module 'os' is not available in Code Mode."),
 }

@@ -101,7 +101,8 @@ def test_02_approvals_and_replay(workspace: Path) -> None:
     # Exactly once, counted by the store itself: the program ran twice, each call reached it once.
     assert result(nb, "approve-activity") == ["list_notes tag='ci'", "add_note #6 'Fix the flaky test'"]
     diverged = text(nb, "diverge-approve")
-    assert diverged.startswith("error · ReplayDivergence\n") and "codemode.step" in diverged
+    assert diverged.startswith("status: error\nReplayDivergence: Replay divergence at call #0")
+    assert "codemode.step" in diverged
     assert result(nb, "step-approve")["title"].startswith("Standup ")
     rows = journal_rows(nb, "step-journal")
     assert [(r["call"], r["pass"]) for r in rows] == [("step 'stamp'", "1"), ("notes.add_note", "2")]
