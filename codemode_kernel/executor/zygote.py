@@ -149,8 +149,8 @@ MAX_MESSAGE = 1 << 16
 # taking the copies that remain off the pass's clock; a pass that arrives meanwhile waits
 # for the slice that is running at most (~1 ms), never for the rest. Children forked while
 # passes come back to back skip it ("warm": false): there the pass comes before the warm-up
-# could pay off, and its ~1 ms of CPU is taken from the passes and the next refill. No slice is JSON (the
-# confinement suite's runner tells its probes from the warm-up that way).
+# could pay off, and its ~1 ms of CPU is taken from the passes and the next refill. No
+# slice is JSON (the confinement suite's runner tells its probes from the warm-up that way).
 WARM_UPS = (
     "1 + 1\n",
     """
