@@ -205,9 +205,15 @@ def _to_json(value: Any, where: str, depth: int) -> Any:
     raise EncodeError(t.__name__, where)
 
 
+# Built once: json.dumps with options builds a new encoder per call, a few µs on every journaled
+# call (issue 12).
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+
+
 def dumps_encoded(encoded: Any) -> str:
     """Serialize already-encoded data compactly (strict JSON)."""
-    return json.dumps(encoded, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _COMPACT.encode(encoded)
 
 
 def dumps(value: Any, where: str = "value") -> str:
@@ -217,7 +223,7 @@ def dumps(value: Any, where: str = "value") -> str:
 
 def canonical_encoded(encoded: Any) -> str:
     """Canonical text of encoded data: sorted keys, compact. Used for divergence checks."""
-    return json.dumps(encoded, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    return _CANONICAL.encode(encoded)
 
 
 def loads(text: str) -> Any:
