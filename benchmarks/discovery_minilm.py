@@ -177,6 +177,38 @@ class MiniLM:
         return pooled / (np.linalg.norm(pooled, axis=1, keepdims=True) + 1e-12)
 
 
+class StaticMiniLM:
+    """MiniLM distilled to one vector per word piece (each run alone through the model as
+    ``[CLS] piece [SEP]``), the mean and three dominant directions removed ("all-but-the-top"),
+    pooled with weights that grow with the piece's id (ids follow frequency in BERT's vocabulary,
+    so rarer pieces weigh more). The way model2vec builds static models, without its training.
+    """
+
+    def __init__(self, model: MiniLM, table: Any) -> None:
+        self.tok = model.tok
+        self.table = table
+
+    @classmethod
+    def distill(cls, model: MiniLM, batch: int = 512) -> StaticMiniLM:
+        size = len(model.tok.vocab)
+        table = np.zeros((size, 384), dtype=np.float32)
+        for s in range(0, size, batch):
+            ids = np.array([[model.tok.cls, i, model.tok.sep] for i in range(s, min(size, s + batch))])
+            table[s:s + len(ids)] = model._forward(ids, np.ones(ids.shape, dtype=np.float32))
+        centred = table - table.mean(0)
+        _u, _s, top = np.linalg.svd(centred[1000:], full_matrices=False)  # ids below 1000: unused and specials
+        centred -= (centred @ top[:3].T) @ top[:3]
+        return cls(model, centred.astype(np.float32))
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        out = np.zeros((len(texts), self.table.shape[1]), dtype=np.float32)
+        for r, text in enumerate(texts):
+            ids = self.tok.encode(text)[1:-1] or [self.tok.unk]
+            v = (self.table[ids] * np.log1p(np.array(ids, dtype=np.float32))[:, None]).sum(0)
+            out[r] = v / (np.linalg.norm(v) + 1e-12)
+        return out
+
+
 def _erf(x: Any) -> Any:
     """Abramowitz-Stegun 7.1.26 (error below 1.5e-7): numpy has no erf and GELU needs one."""
     s = np.sign(x)
