@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from codemode_kernel.config import CodemodeConfig, ExecutorSettings, default_store_url, load_config
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.wording import sentence
 
 if TYPE_CHECKING:
     from codemode_kernel.executor.base import Executor
@@ -68,8 +69,8 @@ def build_runtime(config: CodemodeConfig, *, store_url: str, fallback_store_url:
     try:
         runtime = make(list(connectors.values()), store_url)
     except ConfigurationError as exc:
-        problems.append(f"The connectors could not be used together: {exc}. Running without connectors; fix "
-                        "the configuration (then %reload in a notebook).")
+        problems.append(f"The connectors could not be used together: {sentence(str(exc))} Running without "
+                        "connectors; fix the configuration (then %reload in a notebook).")
         runtime = make([], store_url)
     except Exception as exc:  # a bad store URL must not keep the front door from starting
         problems.append(f"The store {store_url!r} cannot be opened ({type(exc).__name__}: {exc}). Using "
@@ -77,7 +78,9 @@ def build_runtime(config: CodemodeConfig, *, store_url: str, fallback_store_url:
                         "(then %reload in a notebook).")
         runtime = make(list(connectors.values()), fallback_store_url)
     for text in problems:
-        log.warning("Code Mode: %s", text)
+        # Debug, not warning: every front door shows these itself, and in a kernel a logged
+        # warning reaches the running cell's stderr too (each problem was said twice, issue 16).
+        log.debug("Code Mode: %s", text)
     return Built(runtime, problems)
 
 
@@ -96,7 +99,7 @@ def build_executor(settings: ExecutorSettings, label: str, problems: list[str]) 
                 return SubprocessExecutor(limits)
             return SubprocessExecutor(limits, warm=settings.warm)
     except (TypeError, ValueError, ConfigurationError) as exc:
-        problems.append(f"{label}: [executor] {exc}. Using the default executor and limits.")
+        problems.append(f"{label}: [executor] {sentence(str(exc))} Using the default executor and limits.")
     return None
 
 

@@ -64,6 +64,7 @@ from codemode_kernel.connectors.base import Connector
 from codemode_kernel.connectors.policy import ConnectorPolicy, WithPolicy
 from codemode_kernel.errors import ConfigurationError
 from codemode_kernel.journal_files import NOTEBOOK_ENV, existing_journal
+from codemode_kernel.wording import sentence
 
 CONFIG_FILENAME = "codemode.toml"
 PYPROJECT_FILENAME = "pyproject.toml"
@@ -228,7 +229,7 @@ class _Loader:
                              + (" in CODEMODE_CONFIG." if os.environ.get("CODEMODE_CONFIG") else "."))
             return self._config({})
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            self.problem("", f"is not valid TOML: {exc}. Fix the syntax and run %reload.")
+            self.problem("", f"is not valid TOML: {sentence(str(exc))} Fix the syntax and run %reload.")
             return self._config({})
         if self.source.name == PYPROJECT_FILENAME:
             self.prefix = "tool.codemode."

@@ -125,7 +125,7 @@ def parse_magic(line: str) -> tuple[Command, dict[str, Any]]:
         usage = command.magic_usage()
         return command, command.parse(words)
     except ValueError as exc:  # shlex: an unclosed quote
-        raise UsageError(f"%{name}: {exc}. Usage: {usage}") from None
+        raise UsageError(f"%{name}: {sentence(str(exc))} Usage: {usage}") from None
     except UsageError as exc:
         raise UsageError(f"{exc} Usage: {usage}") from None
 

@@ -52,6 +52,9 @@ class NotebookSession(NotebookRuntime):
         still waits for approval: the new run is a new execution and does not replace it.
         """
         runtime = self.runtime
+        # Building the runtime just now may have found problems: this cell says them, not the next.
+        for problem in self.take_unreported():
+            sink.stream(f"Code Mode configuration: {problem}\n", "stderr")
         previous = self.cell_runs.get(cell_id) if cell_id else None
         if previous is not None and previous in self.records and self.records[previous].pending:
             state = await runtime.execution(previous)

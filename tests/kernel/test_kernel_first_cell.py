@@ -135,3 +135,17 @@ def test_exit_and_quit_end_a_console_session_as_in_ipython(tmp_path: Path) -> No
         assert kernel.ok("exit_code = 3\nexit_code").result == {"text/plain": "3"}, "only the bare words leave"
     finally:
         kernel.shutdown()
+
+
+def test_a_runtime_problem_is_said_once_and_reads_as_one_sentence(tmp_path: Path) -> None:
+    from tests.kernel.kernel_harness import write_notebook_dir
+
+    folder = write_notebook_dir(tmp_path / "nb", executor='kind = "inprocess"\nno_such_limit = 3')
+    kernel = Kernel(folder)
+    try:
+        first = everything(kernel.ok("1 + 1"))
+        shown = first + everything(kernel.ok("2 + 2"))
+    finally:
+        kernel.shutdown()
+    assert first.count("[executor]") == 1 and shown.count("[executor]") == 1, shown
+    assert "Using the default executor and limits." in shown and ".." not in shown
