@@ -21,8 +21,11 @@ def journal(folder: Path, stem: str) -> Path:
 
 
 def executions(db: Path) -> list[str]:
-    with sqlite3.connect(db) as c:
+    c = sqlite3.connect(db)  # closed at once: an open connection would keep the journal from moving
+    try:
         return [code for (code,) in c.execute("select code from codemode_executions order by created_at, id")]
+    finally:
+        c.close()
 
 
 def shown(run: Run) -> str:
