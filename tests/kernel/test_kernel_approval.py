@@ -178,6 +178,9 @@ def test_late_approvals_and_rejections_answer_with_the_actual_state(kernel: Kern
     never = kernel.ok("notes.list_notes()")
     assert never.error is None
     assert kernel.ok("%approve last").stdout.startswith("Nothing waits for approval. Already decided: ")
+    plain = kernel.ok("%executions 1").of("display_data")[0]["data"]["text/plain"].splitlines()[2].split()[0]
+    assert kernel.ok(f"%approve {plain}").stdout == (
+        f"Nothing to approve: execution {plain} never waited for approval; it is completed.\n")
     assert kernel.execute("%approve 01NOSUCHEXECUTION0000000000").status == "error", "an unknown id is an error"
     assert calls(notebook_dir, "add_note") == 1
 
