@@ -46,8 +46,13 @@ def table_rows(first_cell: str) -> list[list[str]]:
     return rows
 
 
-def test_every_block_is_python_toml_or_shell() -> None:
-    assert {lang for lang, _ in BLOCKS} == {"python", "toml", "sh"}
+def test_every_block_is_python_toml_json_or_shell() -> None:
+    assert {lang for lang, _ in BLOCKS} == {"python", "toml", "json", "sh"}
+
+
+def test_json_blocks_parse() -> None:
+    for body in blocks("json"):
+        json.loads(body)
 
 
 @pytest.mark.parametrize("index", range(len(blocks("python"))))
@@ -126,7 +131,7 @@ def test_shell_blocks_name_real_targets_files_and_commands() -> None:
             assert done.returncode == 0, f"{words}: {done.stderr}"
             continue
         if program == "codemode":  # this package's console script: its subcommand must exist
-            options_with_values = {"--dir", "--store"}
+            options_with_values = {"--dir", "--store", "--notebook"}
             rest = [a for i, a in enumerate(args) if not a.startswith("-") and
                     (i == 0 or args[i - 1] not in options_with_values)]
             script = Path(sys.executable).with_name("codemode")
