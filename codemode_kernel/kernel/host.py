@@ -65,6 +65,12 @@ class HostCells:
             value = await self._execute(body, filename)
         except SyntaxError as exc:
             return self._error(sink, exc, syntax=True)
+        except SystemExit:
+            # exit(), quit() or sys.exit() in host code: as in IPython, the client is asked to end
+            # the session (a console does; JupyterLab ignores it). Left alone, it ended the kernel
+            # process in the middle of a request (issue 16, item 5).
+            sys.stdout.flush()
+            return CellOutcome(payload=[{"source": "ask_exit", "keepkernel": False}])
         except (Exception, KeyboardInterrupt) as exc:
             return self._error(sink, exc)
         finally:

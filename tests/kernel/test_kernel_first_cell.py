@@ -133,6 +133,10 @@ def test_exit_and_quit_end_a_console_session_as_in_ipython(tmp_path: Path) -> No
             assert run.reply["content"]["payload"] == [{"source": "ask_exit", "keepkernel": keep}], code
             assert run.error is None and "NameError" not in everything(run)
         assert kernel.ok("exit_code = 3\nexit_code").result == {"text/plain": "3"}, "only the bare words leave"
+        for code in ("%%host\nexit()", "%%host\nimport sys\nsys.exit(1)"):
+            run = kernel.ok(code)
+            assert run.reply["content"]["payload"] == [{"source": "ask_exit", "keepkernel": False}], code
+        assert kernel.ok("40 + 2").result == {"text/plain": "42"}, "the kernel is still there"
     finally:
         kernel.shutdown()
 
