@@ -91,7 +91,7 @@ from codemode_kernel.executor import zygote
 def run_probes(code, namespaces, inputs, channel, **options):
     try:
         probes = json.loads(code)
-    except ValueError:  # the child's warm-up, before it says ready
+    except ValueError:  # a warm-up (the zygote's, or the child's while idle after ready)
         return {"op": "done", "result": None, "variables": {}}
     results = {}
     for name, source in probes.items():
