@@ -65,12 +65,20 @@ class Catalog:
 
     @classmethod
     def resolve_sync(cls, connectors: Mapping[str, Connector]) -> Catalog | None:
-        """Resolve when every ``tools()`` is synchronous; None if some are async."""
+        """Resolve when every ``tools()`` is synchronous and returns; None otherwise.
+
+        None leaves the work to :meth:`resolve` at the first pass, which reports a connector
+        whose ``tools()`` raises as unavailable instead of failing the runtime. A tool list that
+        breaks a rule (:meth:`_build`) still fails here, when the runtime is built.
+        """
         raw: dict[str, Mapping[str, Tool]] = {}
         for name, c in connectors.items():
             if inspect.iscoroutinefunction(type(c).tools):
                 return None
-            tools = c.tools()
+            try:
+                tools = c.tools()
+            except Exception:
+                return None
             if inspect.isawaitable(tools):
                 _close(tools)
                 return None
