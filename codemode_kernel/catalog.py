@@ -137,6 +137,13 @@ class Catalog:
     def get(self, connector: str, method: str) -> Method | None:
         return self.methods.get(connector, {}).get(method)
 
+    def missing(self, connector: str, method: str) -> str:
+        """Why ``connector.method`` is not a method, for the program (``get`` returned None)."""
+        known = ", ".join(sorted(self.methods)) or "(none)"
+        where = (f"connector {connector!r} has no method {method!r}" if connector in self.methods
+                 else f"there is no connector {connector!r} (connectors: {known})")
+        return f"{where}; use codemode.search(...) to find methods"
+
     def all_methods(self) -> Sequence[Method]:
         return [m for ms in self.methods.values() for m in ms.values()]
 

@@ -267,11 +267,7 @@ class _PlainPass:
     async def _call(self, connector: str, method_name: str, encoded_args: Any) -> dict[str, Any]:
         method = self.catalog.get(connector, method_name)
         if method is None:
-            known = ", ".join(sorted(self.catalog.methods)) or "(none)"
-            where = (f"connector {connector!r} has no method {method_name!r}" if connector in self.catalog.methods
-                     else f"there is no connector {connector!r} (connectors: {known})")
-            return {"raise": {"type": "AttributeError",
-                              "message": f"{where}; use codemode.search(...) to find methods"}}
+            return {"raise": {"type": "AttributeError", "message": self.catalog.missing(connector, method_name)}}
         try:
             args = codec.decode(encoded_args, f"the arguments of {method.path}")
         except codec.DecodeError as exc:

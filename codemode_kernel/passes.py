@@ -237,11 +237,7 @@ class PassHandler:
     async def _call(self, connector: str, method_name: str, encoded_args: Any) -> Reply:
         method = self.catalog.get(connector, method_name)
         if method is None:
-            known = ", ".join(sorted(self.catalog.methods)) or "(none)"
-            where = (f"connector {connector!r} has no method {method_name!r}" if connector in self.catalog.methods
-                     else f"there is no connector {connector!r} (connectors: {known})")
-            return {"raise": {"type": "AttributeError",
-                              "message": f"{where}; use codemode.search(...) to find methods"}}
+            return {"raise": {"type": "AttributeError", "message": self.catalog.missing(connector, method_name)}}
         # Size first, then decoding, then the schema: each step costs more than the one before,
         # and a 50 MB argument must not be decoded, validated or quoted back (issue 10, item 8).
         try:
