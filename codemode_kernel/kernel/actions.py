@@ -230,10 +230,7 @@ class Actions:
             if state is not None and state.status not in ("paused", "running"):
                 # Decided elsewhere first (another tab, kernel or host): say how it ended.
                 late = settled_text("approve", state)
-                if card is not None:
-                    card.refused(late, retry=False, level="info")
-                if origin is not None:
-                    origin.stream(late + "\n")
+                _say_settled(late, card, origin)
                 self.home.notify("execution_changed", execution_id)
                 return {**out, "settled": True, "message": late}
             if card is not None:
@@ -267,10 +264,7 @@ class Actions:
             if not ok:
                 if state is not None and state.status not in ("paused", "running"):
                     late = settled_text("reject", state)
-                    if card is not None:
-                        card.refused(late, retry=False, level="info")
-                    if origin is not None:
-                        origin.stream(late + "\n")
+                    _say_settled(late, card, origin)
                     return False
                 why = _reject_refusal(execution_id, seq, state)
                 if card is not None:
@@ -388,6 +382,14 @@ def settled_text(verb: str, state: ExecutionState) -> str:
 def _refusal(execution_id: str, error_type: str, message: str) -> dict[str, Any]:
     return {"status": "error", "execution_id": execution_id, "error": message, "error_type": error_type,
             "refused": True}
+
+
+def _say_settled(text: str, card: ExecutionCard | None, origin: Sink | None) -> None:
+    """A late approval or rejection: the card and the cell that asked say how the execution ended."""
+    if card is not None:
+        card.refused(text, retry=False, level="info")
+    if origin is not None:
+        origin.stream(text + "\n")
 
 
 def _show_error(origin: Sink | None, out: Mapping[str, Any]) -> None:
