@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from codemode_kernel import codec
+from codemode_kernel import codec, connector_threads
 from codemode_kernel.catalog import Catalog, Method
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.errors import ReplayDivergence, ValueTooLarge
@@ -404,8 +404,8 @@ async def _invoke(fn: Callable[..., Any], *args: Any) -> Any:
     if inspect.iscoroutinefunction(fn):
         return await fn(*args)
     # Synchronous connector code runs off the event loop so a slow call cannot freeze the
-    # kernel (widgets, interrupts) while it works.
-    result = await asyncio.to_thread(fn, *args)
+    # kernel (widgets, interrupts) while it works; in reused threads (connector_threads).
+    result = await connector_threads.shared().run(fn, *args)
     if inspect.isawaitable(result):
         return await result
     return result
