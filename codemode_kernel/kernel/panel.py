@@ -269,10 +269,14 @@ class PanelChannel:
     async def _approve(self, request: pm.Request) -> dict[str, Any]:
         eid = request.params["execution_id"]
         output = await self._host.approve(eid)
+        if output.get("settled"):
+            # Decided elsewhere first (a card, a cell, another tab): not an error, an answer
+            # saying how the execution ended ("Already approved: … completed").
+            state = await self._runtime.execution(eid)
+            return {"execution_id": eid, "status": state.status if state is not None else output.get("status"),
+                    "error": None, "pending": 0, "message": str(output.get("message", ""))}
         if output.get("refused"):
-            # A late approval says how the execution ended ("Already approved: … completed").
-            raise _Refused(str(output.get("message") or output.get("error", "")),
-                           str(output.get("error_type", "InvalidStateError")))
+            raise _Refused(str(output.get("error", "")), str(output.get("error_type", "InvalidStateError")))
         self.notify("execution_changed", eid)
         return {
             "execution_id": eid,

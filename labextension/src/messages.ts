@@ -209,6 +209,8 @@ export interface IApproveReply {
   status: ExecutionStatus;
   error: string | null;
   pending: number;
+  /** Set when the execution was decided elsewhere first: how it ended, in one sentence. */
+  message?: string;
 }
 
 export interface IRollbackReply {

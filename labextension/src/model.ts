@@ -293,7 +293,10 @@ export class CodeModeModel {
     if (reply === null) {
       return false;
     }
-    if (reply.status === 'error') {
+    if (reply.message) {
+      // Approved (or rejected) elsewhere first: say how it ended, as information.
+      this._notify('info', reply.message);
+    } else if (reply.status === 'error') {
       this._notify(
         'error',
         `Approved, but the execution failed: ${reply.error ?? 'unknown error'}`

@@ -333,6 +333,26 @@ describe('CodeModeModel', () => {
     });
   });
 
+  it('says how an execution decided elsewhere ended, as information', async () => {
+    await ready([execution('P', 'paused')]);
+    const approving = model.approve('P');
+    reply(transport.last('approve'), {
+      execution_id: 'P',
+      status: 'error',
+      error: null,
+      pending: 0,
+      message:
+        'Already approved: execution P ran on after its approval and then failed.'
+    });
+    expect(await approving).toBe(true);
+    expect(model.notices.at(-1)).toEqual(
+      expect.objectContaining({
+        kind: 'info',
+        text: 'Already approved: execution P ran on after its approval and then failed.'
+      })
+    );
+  });
+
   it('ignores a second click while the first approval runs', async () => {
     await ready([execution('P', 'paused')]);
     const first = model.approve('P');
