@@ -3,6 +3,10 @@
 Run: .venv/bin/python benchmarks/bench_runtime.py [--json] [--quick] [--repeats 5] [--executor subprocess|inprocess]
 Prints figures beside their anchors from the same run (raw SQLite, plain exec) and the issue's
 targets; it asserts nothing.
+
+``--layouts`` instead compares the journal's entries table as it is (a rowid table and an index
+of its primary key) with the same table ``WITHOUT ROWID`` (one B-tree), on the raw driver, for
+small and large results: what a schema change would win or lose (issue 12).
 """
 
 from __future__ import annotations
@@ -21,8 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from figures import Figure, emit, plain_exec_ms, progress
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.schema import CreateTable
 
 from codemode_kernel import CodemodeRuntime, InProcessExecutor, ToolSetConnector
+from codemode_kernel.journal import entries
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,6 +87,51 @@ def raw_read_us(path: Path, n: int) -> float:
     elapsed = time.perf_counter() - start
     db.close()
     return elapsed / n * 1e6
+
+
+def entries_layout(path: Path, without_rowid: bool, n: int, result_bytes: int) -> tuple[float, float]:
+    """CPU µs per call (insert+commit an executing entry, update+commit it applied with a result of
+    ``result_bytes``) and CPU µs per row to read the execution's whole journal back, on a WAL file
+    holding the journal's entries table (with or without its rowid)."""
+    path.unlink(missing_ok=True)
+    ddl = str(CreateTable(entries).compile(dialect=sqlite_dialect.dialect())).strip()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute(ddl + (" WITHOUT ROWID" if without_rowid else ""))
+    runtime, eid, result = "default", "0123456789abcdef0123456789abcdef", "x" * result_bytes
+    cpu = time.process_time()
+    for i in range(n):
+        db.execute("INSERT INTO codemode_entries VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                   (runtime, eid, i, "noop", "noop", f'{{"i":{i}}}', None, False, False, "executing", None, 1, 1, 1))
+        db.commit()
+        db.execute("UPDATE codemode_entries SET state=?, result=?, updated_at=? "
+                   "WHERE runtime=? AND execution_id=? AND seq=? AND state=?",
+                   ("applied", result, 2, runtime, eid, i, "executing"))
+        db.commit()
+    write = (time.process_time() - cpu) / n * 1e6
+    cpu = time.process_time()
+    for _ in range(5):
+        db.execute("SELECT * FROM codemode_entries WHERE runtime=? AND execution_id=? ORDER BY seq",
+                   (runtime, eid)).fetchall()
+    read = (time.process_time() - cpu) / n / 5 * 1e6
+    db.close()
+    return write, read
+
+
+def layout_figures(tmp: Path, repeats: int, n: int) -> list[Figure]:
+    group = "Journal entries table: WITHOUT ROWID (one B-tree) against today's rowid table (raw driver)"
+    figures = []
+    for size in (10, 2_000, 20_000):
+        today, one_tree = [], []
+        for _ in range(repeats):  # interleaved, so a change in the machine's load hits both alike
+            today.append(entries_layout(tmp / "rowid.db", False, n, size))
+            one_tree.append(entries_layout(tmp / "without.db", True, n, size))
+        figures.append(Figure(group, f"CPU per insert+commit, update+commit, {size:,}-byte result", "µs",
+                              [s[0] for s in one_tree], anchor="rowid table", anchor_samples=[s[0] for s in today]))
+        figures.append(Figure(group, f"CPU per row reading a whole journal back, {size:,}-byte results", "µs",
+                              [s[1] for s in one_tree], anchor="rowid table", anchor_samples=[s[1] for s in today]))
+    return figures
 
 
 async def journaled_rate(tmp: Path, kind: str, n: int, fn: Any) -> tuple[float, float]:
@@ -158,7 +210,14 @@ async def main() -> None:
     ap.add_argument("--calls", type=int, default=3000)
     ap.add_argument("--reads", type=int, default=1000)
     ap.add_argument("--executor", default="subprocess", choices=["inprocess", "subprocess"])
+    ap.add_argument("--layouts", action="store_true", help="compare entries table layouts instead (raw driver)")
     args = ap.parse_args()
+    if args.layouts:
+        with tempfile.TemporaryDirectory() as d:
+            progress("entries table layouts")
+            layouts = layout_figures(Path(d), 3 if args.quick else args.repeats, 1000 if args.quick else 2000)
+        emit("runtime_layouts", layouts, args.json)
+        return
     repeats = 3 if args.quick else args.repeats
     calls = 1000 if args.quick else args.calls
     reads = 300 if args.quick else args.reads

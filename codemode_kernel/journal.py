@@ -101,6 +101,10 @@ executions = Table(
     Column("updated_at", BigInteger, nullable=False),
 )
 
+# A rowid table plus the index of its key, on purpose: as one B-tree (WITHOUT ROWID) a call's two
+# writes cost ~4 us less CPU with small results, but 12% more with 20 kB ones, and replay reads
+# rows of 2 kB and more 9-14% slower (`bench_runtime.py --layouts`, issue 12); not worth a
+# rebuild of every journal.
 entries = Table(
     "codemode_entries",
     metadata,
