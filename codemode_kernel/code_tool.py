@@ -22,7 +22,6 @@ could pause, and loads SQLAlchemy for a tool that promises no journal).
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import uuid
@@ -32,6 +31,7 @@ from typing import Any, Literal
 
 from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, check_connector_names
+from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.toolset import ToolSetConnector
 from codemode_kernel.discovery.service import Discovery
@@ -292,20 +292,13 @@ class _PlainPass:
         self.seq += 1
         ctx = ExecutionContext(self.run_id, seq, method.connector, method.name)
         try:
-            result = await _invoke(method.tool.execute, args, ctx)
+            result = await invoke(method.tool.execute, args, ctx)
         except Exception as exc:
             return {"raise": {"type": type(exc).__name__, "message": str(exc)}}
         try:
             return {"value": codec.encode(result, f"the result of {method.path}")}
         except codec.EncodeError as exc:
             return self.fail("CodecError", str(exc))
-
-
-async def _invoke(fn: Callable[..., Any], *args: Any) -> Any:
-    if inspect.iscoroutinefunction(fn):
-        return await fn(*args)
-    # A synchronous connector runs off the event loop, as in the durable runtime.
-    return await _maybe_await(await asyncio.to_thread(fn, *args))
 
 
 async def _maybe_await(value: Any) -> Any:

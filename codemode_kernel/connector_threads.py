@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import inspect
 import queue
 import threading
 from collections.abc import Callable
@@ -100,3 +101,17 @@ _shared = ConnectorThreads()
 def shared() -> ConnectorThreads:
     """The process's threads for synchronous connector calls."""
     return _shared
+
+
+async def invoke(fn: Callable[..., Any], *args: Any) -> Any:
+    """Call connector code: a coroutine function on the loop, anything else in these threads.
+
+    A synchronous function that returns an awaitable (a sync wrapper around async code) has
+    that awaited on the loop.
+    """
+    if inspect.iscoroutinefunction(fn):
+        return await fn(*args)
+    result = await _shared.run(fn, *args)
+    if inspect.isawaitable(result):
+        return await result
+    return result

@@ -25,15 +25,15 @@ leaves the entry ``executing``, exactly as one that dies while the connector ret
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from codemode_kernel import codec, connector_threads
+from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, Method
+from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.errors import ReplayDivergence, ValueTooLarge
 from codemode_kernel.journal import EntryRow
@@ -324,7 +324,7 @@ class PassHandler:
         ctx = ExecutionContext(state.execution_id, seq, method.connector, method.name)
         ephemeral = method.tool.replay == "reexecute"
         try:
-            result = await _invoke(method.tool.execute, args, ctx)
+            result = await invoke(method.tool.execute, args, ctx)
         except Exception as exc:
             error = {"type": type(exc).__name__, "message": str(exc)}
             if record:
@@ -398,17 +398,6 @@ class PassHandler:
                                        pass_number=state.pass_number, result=text):
             raise ReplayDivergence(seq, "an entry written by another host", f"codemode.step({name!r})")
         return {"value": encoded}
-
-
-async def _invoke(fn: Callable[..., Any], *args: Any) -> Any:
-    if inspect.iscoroutinefunction(fn):
-        return await fn(*args)
-    # Synchronous connector code runs off the event loop so a slow call cannot freeze the
-    # kernel (widgets, interrupts) while it works; in reused threads (connector_threads).
-    result = await connector_threads.shared().run(fn, *args)
-    if inspect.isawaitable(result):
-        return await result
-    return result
 
 
 def _describe_call(connector: str, method: str, args: str) -> str:

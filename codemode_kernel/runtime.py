@@ -21,6 +21,7 @@ from typing import Any
 
 from codemode_kernel import codec, snippets
 from codemode_kernel.catalog import Catalog, check_connector_names
+from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.unavailable import unavailable_note
 from codemode_kernel.discovery.describe import not_found_message
@@ -46,7 +47,7 @@ from codemode_kernel.models import (
     Snippet,
     ToolLogEntry,
 )
-from codemode_kernel.passes import PassHandler, PassState, _invoke, local_replay_plan
+from codemode_kernel.passes import PassHandler, PassState, local_replay_plan
 from codemode_kernel.runtime_journal import RuntimeJournal, open_journal
 from codemode_kernel.selection import ROLLBACK_STATUSES, revert_for
 
@@ -475,7 +476,7 @@ class CodemodeRuntime:
                     continue  # another host reverted it
                 ctx = ExecutionContext(execution_id, e.seq, e.connector, e.method)
                 try:
-                    await _invoke(revert, codec.loads(e.args),
+                    await invoke(revert, codec.loads(e.args),
                                   codec.loads(e.result) if e.result is not None else None, ctx)
                     reverted += 1
                     j.set_entry(execution_id, e.seq, ["reverted"], "reverted", error=None)
