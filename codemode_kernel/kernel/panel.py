@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from codemode_kernel.errors import CodemodeError, PanelRequestError, UnknownExecutionError
 from codemode_kernel.kernel import panel_messages as pm
+from codemode_kernel.kernel.actions import settled_text
 from codemode_kernel.selection import revertible_calls
 
 if TYPE_CHECKING:
@@ -291,6 +292,9 @@ class PanelChannel:
             state = await self._runtime.execution(eid)
             if state is None:
                 raise UnknownExecutionError(eid, self._runtime.name)
+            if state.status not in ("paused", "running"):
+                # Decided elsewhere first: not an error, an answer saying how it ended.
+                return {"execution_id": eid, "status": state.status, "message": settled_text("reject", state)}
             what = f"call #{seq} of execution {eid!r}" if seq is not None else f"execution {eid!r}"
             raise _Refused(
                 f"Nothing to reject: {what} is not waiting for approval (the execution is {state.status!r}). "

@@ -213,6 +213,13 @@ export interface IApproveReply {
   message?: string;
 }
 
+export interface IRejectReply {
+  execution_id: string;
+  status: ExecutionStatus;
+  /** Set when the execution was decided elsewhere first: how it ended, in one sentence. */
+  message?: string;
+}
+
 export interface IRollbackReply {
   execution_id: string;
   status: ExecutionStatus | null;
@@ -245,7 +252,7 @@ export interface IReplyData {
   get_execution: IExecutionDetail;
   get_value: IFullValue;
   approve: IApproveReply;
-  reject: { execution_id: string; status: 'rejected' };
+  reject: IRejectReply;
   rollback: IRollbackReply;
   delete_execution: { execution_id: string; deleted: true };
   save_snippet: ISnippetInfo;

@@ -326,7 +326,8 @@ export class CodeModeModel {
     if (reply !== null) {
       this._notify(
         'info',
-        'Rejected; the execution ended without running the call.'
+        reply.message ??
+          'Rejected; the execution ended without running the call.'
       );
     }
     return reply !== null;

@@ -353,6 +353,24 @@ describe('CodeModeModel', () => {
     );
   });
 
+  it('says how an execution decided elsewhere ended when a late Reject arrives', async () => {
+    await ready([execution('P', 'paused')]);
+    const rejecting = model.reject('P');
+    reply(transport.last('reject'), {
+      execution_id: 'P',
+      status: 'completed',
+      message:
+        'Too late to reject: execution P was already approved and completed.'
+    });
+    expect(await rejecting).toBe(true);
+    expect(model.notices.at(-1)).toEqual(
+      expect.objectContaining({
+        kind: 'info',
+        text: 'Too late to reject: execution P was already approved and completed.'
+      })
+    );
+  });
+
   it('ignores a second click while the first approval runs', async () => {
     await ready([execution('P', 'paused')]);
     const first = model.approve('P');

@@ -88,15 +88,16 @@ async def test_approve_from_the_panel_runs_the_action_once(setup: Setup) -> None
 
 
 async def test_reject_from_the_panel(setup: Setup) -> None:
-    """Reject ends the execution without running the call; a second reject is refused."""
+    """Reject ends the execution without running the call; a second reject says how it ended."""
     paused = await setup.host.rt.execute(READ_THEN_WRITE)
     eid = paused["execution_id"]
     assert await setup.panel.data("reject", execution_id=eid, seq=1) == {"execution_id": eid, "status": "rejected"}
     assert setup.shop.calls["create_item"] == 0
     assert (await setup.host.rt.execution(eid)).status == "rejected"  # type: ignore[union-attr]
-    again = await setup.panel.ask("reject", execution_id=eid)
-    assert again["type"] == "error" and again["error_type"] == "InvalidStateError"
-    assert "not waiting for approval" in again["error"] and "'rejected'" in again["error"]
+    again = await setup.panel.data("reject", execution_id=eid)
+    assert again["status"] == "rejected"
+    assert again["message"].startswith(f"Already decided: execution {eid} was rejected")
+    assert setup.shop.calls["create_item"] == 0
 
 
 async def test_rollback_from_the_panel(setup: Setup) -> None:

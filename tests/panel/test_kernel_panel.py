@@ -140,6 +140,9 @@ def test_a_cell_that_pauses_is_shown_and_approved_from_the_panel(kernel: Kernel,
     again = panel.data("approve", execution_id=eid)  # a second click, or a late one from another tab
     assert again["status"] == "completed"
     assert again["message"] == f"Already approved: execution {eid} ran on after its approval and completed."
+    late = panel.data("reject", execution_id=eid, seq=None)  # a Reject clicked in a stale view
+    assert late["status"] == "completed"
+    assert late["message"].startswith(f"Too late to reject: execution {eid} was already approved and completed.")
     assert calls(folder, "add_note") == before + 1
 
 
