@@ -80,6 +80,9 @@ def test_approve_in_the_cell_then_inspect_and_roll_back_in_the_panel(ui: UI, lab
     panel = open_panel(page)
     row = panel.locator(".jp-CodeModePanel-execution").first
     row.wait_for()
+    # The list reloads shortly after the execution's event (a debounced refresh): a row drawn
+    # from the snapshot taken while it was paused says "paused" until then.
+    panel.locator(".jp-CodeModePanel-execution[data-status='completed']").first.wait_for()
     assert row.get_attribute("data-status") == "completed"
     assert row.locator(".jp-CodeModePanel-firstLine").inner_text() == "seen = notes.list_notes()"
     row.locator(".jp-CodeModePanel-executionHead").click()
