@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -146,6 +147,37 @@ class Catalog:
 
     def all_methods(self) -> Sequence[Method]:
         return [m for ms in self.methods.values() for m in ms.values()]
+
+
+
+class CatalogResolver:
+    """The catalog of a fixed set of connectors, resolved once it resolves whole.
+
+    A connector whose ``tools()`` fails is left out of that catalog (its reason is in
+    ``catalog.unavailable``) and asked again on the next :meth:`get`, so a server that was
+    down can come back without restarting anything. Concurrent first calls resolve once.
+    ``on_resolve`` runs after each resolution (e.g. to drop a search index built on the last).
+    """
+
+    def __init__(self, connectors: Mapping[str, Connector], *, resolved: Catalog | None = None,
+                 on_resolve: Callable[[], None] | None = None) -> None:
+        self._connectors = connectors
+        self._catalog = resolved
+        self._lock = asyncio.Lock()
+        self._on_resolve = on_resolve
+
+    async def get(self) -> Catalog:
+        if self._catalog is not None:
+            return self._catalog
+        async with self._lock:
+            if self._catalog is not None:
+                return self._catalog
+            catalog = await Catalog.resolve(self._connectors)
+            if not catalog.unavailable:
+                self._catalog = catalog
+            if self._on_resolve is not None:
+                self._on_resolve()
+            return catalog
 
 
 def _close(awaitable: Any) -> None:

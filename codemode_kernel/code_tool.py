@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from codemode_kernel import codec
-from codemode_kernel.catalog import Catalog, check_connector_names
+from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_names
 from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.toolset import ToolSetConnector
@@ -138,8 +138,8 @@ class CodeRunner:
         self.inputs = {k: codec.encode(v, f"the global {k!r}") for k, v in (inputs or {}).items()}
         self._executor = executor
         self._transform = transform_result
-        self._catalog: Catalog | None = None
         self._discovery = Discovery()
+        self._catalogs = CatalogResolver(connectors, on_resolve=self._discovery.invalidate)
 
     @property
     def executor(self) -> Executor:
@@ -150,13 +150,7 @@ class CodeRunner:
         return self._executor
 
     async def catalog(self) -> Catalog:
-        if self._catalog is not None:
-            return self._catalog
-        catalog = await Catalog.resolve(self.connectors)
-        if not catalog.unavailable:  # a server that was down is asked again next time
-            self._catalog = catalog
-        self._discovery.invalidate()
-        return catalog
+        return await self._catalogs.get()
 
     async def aclose(self) -> None:
         if self._executor is not None:

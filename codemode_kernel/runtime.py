@@ -20,7 +20,7 @@ from datetime import timedelta
 from typing import Any
 
 from codemode_kernel import codec, snippets
-from codemode_kernel.catalog import Catalog, check_connector_names
+from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_names
 from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.unavailable import unavailable_note
@@ -124,9 +124,9 @@ class CodemodeRuntime:
         #: One line per connector name shown to models beside it (``hint`` in ``codemode.toml``);
         #: a connector without one shows the first line of its ``instructions``.
         self.connector_hints: dict[str, str] = dict(connector_hints or {})
-        self._catalog: Catalog | None = Catalog.resolve_sync(self._connectors)
-        self._catalog_lock = asyncio.Lock()
         self._discovery = Discovery()
+        self._catalogs = CatalogResolver(self._connectors, resolved=Catalog.resolve_sync(self._connectors),
+                                         on_resolve=self._discovery.invalidate)
         self._active: set[str] = set()
         self._closed = False
 
@@ -151,16 +151,7 @@ class CodemodeRuntime:
         ``catalog.unavailable``) and retried on the next call, so a server that was down can
         come back without restarting anything.
         """
-        if self._catalog is not None:
-            return self._catalog
-        async with self._catalog_lock:
-            if self._catalog is not None:
-                return self._catalog
-            catalog = await Catalog.resolve(self._connectors)
-            if not catalog.unavailable:
-                self._catalog = catalog
-            self._discovery.invalidate()
-            return catalog
+        return await self._catalogs.get()
 
     # -- executing ---------------------------------------------------------------------------
 
