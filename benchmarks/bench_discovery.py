@@ -49,7 +49,7 @@ from build_discovery_associations import load as load_associations  # noqa: E402
 from codemode_kernel import CodemodeRuntime, InProcessExecutor  # noqa: E402
 from codemode_kernel.catalog import Catalog  # noqa: E402
 from codemode_kernel.connectors.openapi import OpenApiConnector  # noqa: E402
-from codemode_kernel.discovery.search import SearchIndex, method_document  # noqa: E402
+from codemode_kernel.discovery.search import SearchIndex, method_action, method_document  # noqa: E402
 
 CACHE = ROOT / ".bench-cache" / "discovery"
 INTENTS = Path(__file__).resolve().parent / "discovery_intents.json"
@@ -243,7 +243,7 @@ def pct(x: float) -> str:
 
 
 def print_report(results: list[dict[str, Any]], economy: dict[str, Any], methods: int, show_misses: bool,
-                 intents: list[dict[str, Any]]) -> None:
+                 intents: list[dict[str, Any]], index: SearchIndex) -> None:
     para = sum(1 for i in intents if i["paraphrase"])
     held = sum(1 for i in intents if i["holdout"])
     print(f"Discovery over {methods:,} methods, {len(intents)} intents "
@@ -289,11 +289,54 @@ def print_report(results: list[dict[str, Any]], economy: dict[str, Any], methods
           f"(search ~ {economy['search_tokens_p50']:.0f}, describe ~ {economy['describe_tokens_p50']:.0f} median; "
           f"target <= 500 median; tokens = characters / 4)")
     if show_misses:
+        print_misses(new["rows"], index)
+
+
+# Why an intent's method was not first, in the order the causes are tested.
+CAUSES = {
+    "vocabulary": "vocabulary gap: the method's document has under half of the request's words, in any spelling",
+    "connector": "another connector's method first (the request fits several services)",
+    "action": "the right connector, another action first (list for create, get for update, ...)",
+    "sibling": "the right connector and action, a sibling method first (a variant, a parent or child resource)",
+}
+
+
+def miss_cause(row: dict[str, Any], index: SearchIndex) -> tuple[str, str]:
+    """The cause of a top-1 miss (a key of CAUSES) and a short note on it."""
+    expect = row["expect"][0]
+    have, lack = index.covered(row["q"], expect)
+    if len(have) * 2 < len(have) + len(lack):
+        return "vocabulary", f"lacks {' '.join(lack)}"
+    top = row["top"][0] if row["top"] else ""
+    if top.split(".", 1)[0] != row["connector"]:
+        return "connector", f"{top.split('.', 1)[0]} first"
+    by_key = {d.key: d for d in index.docs}
+    wanted, got = method_action(by_key[expect]), method_action(by_key[top])
+    if wanted != got:
+        return "action", f"{got or '?'} for {wanted or '?'}"
+    return "sibling", ""
+
+
+def print_misses(rows: list[dict[str, Any]], index: SearchIndex) -> None:
+    """The tuning split's top-1 misses grouped by cause (held-out ones are not shown, to keep them unseen)."""
+    misses = [r for r in rows if not r["holdout"] and r["rank"] != 1]
+    grouped: dict[str, list[tuple[dict[str, Any], str]]] = {c: [] for c in CAUSES}
+    for row in misses:
+        cause, note = miss_cause(row, index)
+        grouped[cause].append((row, note))
+    tuned = sum(1 for r in rows if not r["holdout"])
+    print()
+    print(f"top-1 misses of the tuning split: {len(misses)} of {tuned} (held-out misses are not shown, to keep "
+          f"them unseen); [rank of the right method, - = not in the first {TOP}]")
+    for cause, label in CAUSES.items():
+        found = grouped[cause]
+        in_top5 = sum(1 for r, _n in found if r["rank"] is not None and r["rank"] <= 5)
         print()
-        print("misses of the tuning split (held-out misses are not shown, to keep them unseen):")
-        for row in new["rows"]:
-            if not row["holdout"] and (row["rank"] is None or row["rank"] > 1):
-                print(f"  [{row['rank'] or '-'}] {row['q']!r} -> {row['expect'][0]}   got {row['top'][:3]}")
+        print(f"{len(found)} {label}; {in_top5} of them in the top 5:")
+        for row, note in found:
+            got = row["top"][0] if row["top"] else "-"
+            print(f"  [{row['rank'] or '-'}] {row['q']!r} -> {row['expect'][0]}   got {got}"
+                  + (f"   ({note})" if note else ""))
 
 
 # -- the semantic signal, measured (not shipped) ---------------------------------------------------
@@ -474,7 +517,7 @@ def print_semantic(report: dict[str, Any]) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
-    parser.add_argument("--misses", action="store_true", help="list the tuning split's misses")
+    parser.add_argument("--misses", action="store_true", help="list the tuning split's top-1 misses, grouped by cause")
     parser.add_argument("--associations", type=Path, action="append", default=[],
                         help="also measure query expansion with a table built by "
                              "scripts/build_discovery_associations.py (repeatable)")
@@ -537,7 +580,7 @@ async def main() -> None:
                           "tokens": economy, **({"semantic": semantic} if semantic else {}),
                           **({"minilm": minilm} if minilm else {})}))
         return
-    print_report(results, economy, len(methods), args.misses, intents)
+    print_report(results, economy, len(methods), args.misses, intents, index)
     if semantic is not None:
         print_semantic(semantic)
     if minilm is not None:

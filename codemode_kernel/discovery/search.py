@@ -61,6 +61,15 @@ CONNECTOR_LEAN = 0.3
 ACTION_MATCH = 1.3
 HINT = 1.3
 VERB_FIRST = 1.2
+# P(connector | request) from a language model of each connector's words, as an exponent on
+# the method score (0 turns it off) and the smoothing of each connector's model.
+CONNECTOR_MODEL = 0.0
+CONNECTOR_SMOOTHING = 50.0
+# A request that names no connector and fits several: each further result of a connector
+# already shown counts this much less, so each plausible connector's best method is in the
+# first results (1 turns it off).
+DIVERSITY = 1.0
+DIVERSE_SLOTS = 5
 # A learned association counts at most this much of the word it stands in for: below the
 # hand lexicon's related words (lexicon.RELATED_WEIGHT), which a person checked.
 LEARNED_WEIGHT = 0.2
@@ -244,6 +253,10 @@ class SearchIndex:
         for c in owner:
             sizes[c] = sizes.get(c, 0) + 1
         self.affinity: dict[str, dict[str, float]] = {}
+        self.sizes = sizes
+        # Per word: how many of each connector's documents have it, and its share of all documents.
+        self.connector_df: dict[str, dict[str, int]] = {}
+        self.share: dict[str, float] = {}
         self.idf: dict[str, float] = {}
         self.postings: dict[str, _Postings] = {}
         saturate = K1 + 1
@@ -252,12 +265,14 @@ class SearchIndex:
             self.idf[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
             holders = list(per_doc)
             self.postings[t] = _Postings(holders, [tf * saturate / (tf + K1) for tf in per_doc.values()])
-            if df == n:
-                continue
             counts: dict[str, int] = {}
             for i in holders:
                 c = owner[i]
                 counts[c] = counts.get(c, 0) + 1
+            self.connector_df[t] = counts
+            self.share[t] = df / n
+            if df == n:
+                continue
             share = (df + 0.5) / (n + 1)
             lifts = {c: math.log((k + 0.5) / (sizes[c] + 1) / share) for c, k in counts.items()
                      if (k + 0.5) / (sizes[c] + 1) > share}
@@ -283,14 +298,7 @@ class SearchIndex:
 
         ``connector`` keeps only that connector's documents (snippets are ``codemode``).
         """
-        said = " ".join(rewrite(words(query)))
-        q = stems(said)
-        if not q:
-            q = stems(said, keep_stop=True)
-        terms = [(t, w, src) for t, w, src in self._expand(q) if t in self.postings]
-        # A related word that half the catalog uses ("get", "create") says too little to pay
-        # for walking its postings.
-        terms = [(t, w, src) for t, w, src in terms if w >= 1.0 or self.idf[t] >= 1.0]
+        q, terms = self._query(query)
         if not terms:
             return [], 0
         # A word's other spellings never outweigh the word itself where the catalog has it:
@@ -325,6 +333,11 @@ class SearchIndex:
             for c, lift in self.affinity.get(t, {}).items():
                 leaning[c] = leaning.get(c, 0.0) + w * lift
         top_lean = max(leaning.values(), default=0.0) or 1.0
+        odds = self._connector_odds(len(q), terms) if CONNECTOR_MODEL > 0 else {}
+        top_odds = max(odds.values(), default=0.0) or 1.0
+        fit = {c: (v / top_odds) ** CONNECTOR_MODEL for c, v in odds.items()}
+        diverse = DIVERSITY < 1.0 and connector is None and not hinted
+        wanted = max(limit, 4 * DIVERSE_SLOTS) if diverse else limit
         matched = {t: w for t, w, _src in terms}
         # The reordering below multiplies a raw score by at most ``ceiling``: walking raw
         # scores best first, the rest cannot enter the top ``limit`` once raw * ceiling is
@@ -335,7 +348,7 @@ class SearchIndex:
                                 reverse=True)
         kept: list[tuple[float, int]] = []
         for score, i in covered_scores:
-            if len(kept) >= limit and score * ceiling < kept[0][0]:
+            if len(kept) >= wanted and score * ceiling < kept[0][0]:
                 break
             # A name the request explains word for word ("list namespaces" → listCoreV1Namespace)
             # beats a longer name that only contains the words (listAppsV1DeploymentForAllNamespaces).
@@ -358,11 +371,75 @@ class SearchIndex:
             if doc.connector in hinted:
                 score *= HINT
             score *= 1 + CONNECTOR_LEAN * leaning.get(doc.connector, 0.0) / top_lean
+            if fit:
+                score *= fit.get(doc.connector, 1.0)
             heapq.heappush(kept, (score, -i))
-            if len(kept) > limit:
+            if len(kept) > wanted:
                 heapq.heappop(kept)
         best = sorted(((score, -neg) for score, neg in kept), key=lambda si: (-si[0], self.docs[si[1]].key))
-        return [(self.docs[i].key, round(score, 4)) for score, i in best], len(scores)
+        if diverse:
+            best = self._diversify(best)
+        return [(self.docs[i].key, round(score, 4)) for score, i in best[:limit]], len(scores)
+
+    def _diversify(self, best: list[tuple[float, int]]) -> list[tuple[float, int]]:
+        """The first ``DIVERSE_SLOTS`` results picked greedily, a connector's n-th result counting DIVERSITY**n."""
+        pool = list(best)
+        shown: dict[str, int] = {}
+        out: list[tuple[float, int]] = []
+        while pool and len(out) < DIVERSE_SLOTS:
+            j = max(range(len(pool)),
+                    key=lambda k: pool[k][0] * DIVERSITY ** shown.get(self.docs[pool[k][1]].connector, 0))
+            score, i = pool.pop(j)
+            c = self.docs[i].connector
+            out.append((score * DIVERSITY ** shown.get(c, 0), i))
+            shown[c] = shown.get(c, 0) + 1
+        # Scores stay in rank order: a result after the diversified ones never shows more than they do.
+        floor = min((s for s, _i in out), default=math.inf)
+        return out + [(min(s, floor), i) for s, i in pool]
+
+    def _query(self, query: str) -> tuple[list[str], list[tuple[str, float, int]]]:
+        """The request's stems and the (term, weight, source word) the index has of their expansion."""
+        said = " ".join(rewrite(words(query)))
+        q = stems(said)
+        if not q:
+            q = stems(said, keep_stop=True)
+        terms = [(t, w, src) for t, w, src in self._expand(q) if t in self.postings]
+        # A related word that half the catalog uses ("get", "create") says too little to pay
+        # for walking its postings.
+        return q, [(t, w, src) for t, w, src in terms if w >= 1.0 or self.idf[t] >= 1.0]
+
+    def connector_odds(self, query: str) -> dict[str, float]:
+        """P(connector | request) under a language model of each connector's words, uniform prior.
+
+        Each request word counts by its best spelling in the connector (a related word at its
+        weight); a connector's model is smoothed towards the whole catalog's, so a word it lacks
+        lowers its odds without ruling it out.
+        """
+        q, terms = self._query(query)
+        return self._connector_odds(len(q), terms)
+
+    def _connector_odds(self, words: int, terms: Sequence[tuple[str, float, int]]) -> dict[str, float]:
+        mu = CONNECTOR_SMOOTHING
+        log_odds = dict.fromkeys(self.sizes, 0.0)
+        for source in range(words):
+            mine = [(t, w) for t, w, src in terms if src == source]
+            if not mine:
+                continue
+            for c, size in self.sizes.items():
+                best = max(w * (self.connector_df[t].get(c, 0) + mu * self.share[t]) for t, w in mine)
+                log_odds[c] += math.log(best / (size + mu))
+        top = max(log_odds.values(), default=0.0)
+        odds = {c: math.exp(v - top) for c, v in log_odds.items()}
+        total = sum(odds.values()) or 1.0
+        return {c: v / total for c, v in odds.items()}
+
+    def covered(self, query: str, key: str) -> tuple[list[str], list[str]]:
+        """The request's words (stems) that ``key``'s document has in some spelling, and those it has not."""
+        q, terms = self._query(query)
+        doc = next((d for d in self.docs if d.key == key), None)
+        have = {t for ts in self._fields(doc).values() for t in ts} if doc is not None else set()
+        found = {src for t, _w, src in terms if t in have}
+        return [w for i, w in enumerate(q) if i in found], [w for i, w in enumerate(q) if i not in found]
 
     def _expand(self, q: list[str]) -> list[tuple[str, float, int]]:
         """The lexicon's expansion of ``q``, then learned associations of words it does not have yet."""
