@@ -177,7 +177,9 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def evaluate(name: str, rank: Callable[[str], Sequence[str]], intents: list[dict[str, Any]],
-             build_ms: float) -> dict[str, Any]:
+             build_ms: float, rank_in: Callable[[str, str], Sequence[str]] | None = None) -> dict[str, Any]:
+    """``rank_in(query, connector)`` ranks within one connector (``connector=``); by default ``rank``'s
+    results of that connector."""
     rows = []
     times = []
     for intent in intents:
@@ -185,6 +187,12 @@ def evaluate(name: str, rank: Callable[[str], Sequence[str]], intents: list[dict
         ranked = rank(intent["q"])
         times.append((time.perf_counter() - started) * 1000)
         rows.append({**intent, "rank": rank_of(ranked, intent["expect"]), "top": list(ranked[:5])})
+    if rank_in is None:
+        def rank_in(q: str, connector: str) -> list[str]:
+            return [k for k in rank(q) if k.startswith(connector + ".")]
+    # Models usually know which service they work with: the same intents with connector= given.
+    given = [{**intent, "rank": rank_of(rank_in(intent["q"], intent["connector"]), intent["expect"])}
+             for intent in intents]
     connectors = sorted({r["connector"] for r in rows})
     return {
         "ranker": name,
@@ -198,6 +206,8 @@ def evaluate(name: str, rank: Callable[[str], Sequence[str]], intents: list[dict
         "holdout": summarize([r for r in rows if r["holdout"]]),
         "holdout_paraphrase": summarize([r for r in rows if r["holdout"] and r["paraphrase"]]),
         "connectors": {c: summarize([r for r in rows if r["connector"] == c]) for c in connectors},
+        "connector_given": summarize(given),
+        "holdout_connector_given": summarize([r for r in given if r["holdout"]]),
         "rows": rows,
     }
 
@@ -250,13 +260,14 @@ def print_report(results: list[dict[str, Any]], economy: dict[str, Any], methods
           f"({para} paraphrases = {100 * para / len(intents):.0f} %, {held} held out)")
     print()
     head = f"{'ranker':<22}{'top-1':>8}{'top-5':>8}{'MRR':>7}{'para top-5':>12}{'holdout top-5':>15}" \
-           f"{'p50 ms':>9}{'p95 ms':>9}{'build ms':>10}"
+           f"{'p50 ms':>9}{'p95 ms':>9}{'build ms':>10}{'top-5 connector= given':>24}"
     print(head)
     for r in results:
         o = r["overall"]
         print(f"{r['ranker']:<22}{pct(o['top1']):>8}{pct(o['top5']):>8}{o['mrr']:7.3f}"
               f"{pct(r['paraphrase']['top5']):>12}{pct(r['holdout']['top5']):>15}"
-              f"{r['p50_ms']:9.2f}{r['p95_ms']:9.2f}{r['build_ms']:10.0f}")
+              f"{r['p50_ms']:9.2f}{r['p95_ms']:9.2f}{r['build_ms']:10.0f}"
+              f"{pct(r['connector_given']['top5']):>14} (held out {pct(r['holdout_connector_given']['top5']).strip()})")
     print()
     print("per connector, top-1 / top-5 / MRR:")
     connectors = list(results[0]["connectors"])
@@ -560,7 +571,8 @@ async def main() -> None:
             for m in methods]))
         plain, plain_ms = timed_build(lambda: PlainBm25([(m.path, summary_of(m.tool.description)) for m in methods]))
         results = [
-            evaluate("codemode.search (new)", lambda q: [k for k, _ in index.rank(q, limit=TOP)[0]], intents, build_ms),
+            evaluate("codemode.search (new)", lambda q: [k for k, _ in index.rank(q, limit=TOP)[0]], intents, build_ms,
+                     lambda q, c: [k for k, _ in index.rank(q, connector=c, limit=TOP)[0]]),
             evaluate("before issue 13", seed.rank, intents, seed_ms),
             evaluate("plain BM25", plain.rank, intents, plain_ms),
         ]
