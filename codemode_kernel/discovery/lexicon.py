@@ -133,6 +133,68 @@ give grant add
 evict eviction
 """
 
+# The resources of web and cloud APIs, each with the everyday words for it (issue 13, round 4):
+# a glossary of the domains (chat, mail, telephony, payments, code hosting, clusters), written
+# from what the resources are, not from the benchmark's requests. Same format as RELATED.
+GLOSSARY = """
+node worker machine
+service balancer
+network_policy firewall
+ingress route routing hostname domain
+job batch task
+cron_job cron schedule periodic recurring
+horizontal_pod_autoscaler autoscaler autoscale autoscaling
+replica_set replica replicas
+stateful_set stateful database
+daemon_set daemon agent
+service_account robot bot
+role_binding grant permission access
+subject_access_review authorize allowed permission
+lease lock leader
+payment_intent payment charge purchase
+setup_intent save card
+checkout hosted payment page cart
+portal self service manage
+terminal reader pos point sale counter
+radar fraud suspicious risk
+issuing virtual card cardholder
+payout bank transfer withdrawal
+invoice bill statement
+subscription recurring membership
+dispute chargeback contest
+reversal refund undo
+pull_request merge
+review approve approval
+reviewer approver
+status check result pass passed fail failed success failure
+gist paste snippet share
+webhook hook callback notify notification http
+collaborator member teammate
+tarball zip zipball download source
+chat message post say tell
+ephemeral private whisper only
+reaction emoji react
+reminder remind later nudge
+dnd snooze disturb silence mute
+bookmark pin save
+incoming owned number line
+participant caller attendee member
+usage spend spending consumption bill
+media picture image photo attachment
+label folder tag category
+filter rule sort automatically criteria
+forwarding forward redirect bounce relay
+vacation autoreply away responder
+delegate assistant delegation
+draft unsent
+thread conversation
+history sync
+watch push subscribe notification
+stop unsubscribe unwatch
+profile address mailbox
+unread unseen new
+"""
+
 # word or abbreviation -> the words it stands for (full weight)
 ALIASES: Mapping[str, str] = {
     "pr": "pull request", "prs": "pull request", "mr": "merge request",
@@ -143,6 +205,9 @@ ALIASES: Mapping[str, str] = {
     "ssh": "ssh key", "gpg": "gpg key", "2fa": "two factor", "url": "link", "pvc": "persistent volume claim",
     "hpa": "horizontal pod autoscaler", "cronjob": "cron job", "ooo": "out office vacation",
     "stats": "statistics", "info": "information", "id": "identifier",
+    "dnd": "do not disturb snooze", "pos": "point sale terminal", "gst": "tax", "otp": "verification code",
+    "mfa": "two factor", "sha": "commit", "ns": "namespace", "svc": "service", "cm": "config map",
+    "sa": "service account", "lb": "service",
 }
 
 # Phrases whose words mean something else together ("logged in" is not about logs).
@@ -154,6 +219,8 @@ PHRASES: Mapping[str, str] = {
     "shut down": "stop", "spin up": "create start", "kick out": "remove", "write access": "collaborator permission",
     "read access": "permission", "api key": "key", "credit card": "card", "e mail": "email",
     "in charge of": "assign", "take over": "assign", "roll back": "rollback revert", "undo": "revert",
+    "hang up": "end call", "do not disturb": "dnd snooze", "load balancer": "service", "point of sale": "terminal pos",
+    "card reader": "terminal reader", "payment page": "checkout", "customer portal": "portal",
 }
 
 # Below 1 so the request's own word still ranks first where the catalog has it. Chosen on the
@@ -165,12 +232,17 @@ RELATED_WEIGHT = 0.8
 
 def _build() -> tuple[dict[str, dict[str, float]], dict[str, tuple[str, ...]]]:
     related: dict[str, dict[str, float]] = {}
-    for line in RELATED.strip().splitlines():
-        group = [stem(w) for w in line.split()]
-        for a in group:
-            for b in group:
-                if a != b:
-                    related.setdefault(a, {})[b] = RELATED_WEIGHT
+    for line in (RELATED + GLOSSARY).strip().splitlines():
+        # A compound ("network_policy") is the words an API spells it with: a request's word
+        # brings them all in, but the compound's own words, each common alone, bring nothing.
+        members = [tuple(stem(w) for w in m.split("_")) for m in line.split()]
+        for a in members:
+            if len(a) != 1:
+                continue
+            for b in members:
+                for part in b:
+                    if part != a[0]:
+                        related.setdefault(a[0], {})[part] = RELATED_WEIGHT
     aliases = {stem(k): tuple(stem(w) for w in v.split()) for k, v in ALIASES.items()}
     return related, aliases
 

@@ -11,7 +11,9 @@ half), and three signals reorder the lexical score:
 - *action*: the verb of the request (read one, list, create, change, delete, …) against the
   action of the method, read from its name and its HTTP method and path;
 - *connector hint*: a request that names a connector ("in slack", "stripe customers")
-  favours its methods.
+  favours its methods;
+- *connector model*: P(connector | request) from a language model of each connector's
+  words, so the whole request's evidence picks between services a method name alone fits.
 
 Everything is computed when the index is built (an inverted index of precomputed term
 weights), so a query touches only the postings of its own words: a few milliseconds over
@@ -30,6 +32,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from codemode_kernel import json_pointer
 from codemode_kernel.catalog import Method
@@ -61,15 +64,21 @@ CONNECTOR_LEAN = 0.3
 ACTION_MATCH = 1.3
 HINT = 1.3
 VERB_FIRST = 1.2
-# P(connector | request) from a language model of each connector's words, as an exponent on
-# the method score (0 turns it off) and the smoothing of each connector's model.
-CONNECTOR_MODEL = 0.0
-CONNECTOR_SMOOTHING = 50.0
-# A request that names no connector and fits several: each further result of a connector
-# already shown counts this much less, so each plausible connector's best method is in the
-# first results (1 turns it off).
-DIVERSITY = 1.0
-DIVERSE_SLOTS = 5
+# P(connector | request) from a language model of each connector's words, relative to the
+# likeliest connector, raised to CONNECTOR_MODEL: the whole request's evidence for a service,
+# where one method's fields see only its own words (a word the method lacks but its
+# connector's other methods use still says which service is meant).
+# Chosen on the tuning split of bench_discovery (issue 13, round 4): with the glossary, top-1
+# 44.7 -> 46.8 %, top-5 68.9 -> 70.0 %; held out: top-1 39.4 -> 38.3 %, top-5 60.6 -> 61.7 %.
+# CONNECTOR_SMOOTHING is the weight of the whole catalog's word shares in each connector's model.
+#
+# Rejected: diversifying the first five results across connectors when the request names
+# none (a connector's n-th result at 0.5-0.9**n, or reserving one or two of the five slots
+# for other connectors' best methods within 0.3-0.7 of the top score). The ambiguous requests
+# it lifts ("delete a message": Slack, Twilio or Gmail) were as many as the same-connector
+# siblings it pushed out: tuning top-5 -1.6 to +1.0 points, never more.
+CONNECTOR_MODEL = 0.2
+CONNECTOR_SMOOTHING = 200.0
 # A learned association counts at most this much of the word it stands in for: below the
 # hand lexicon's related words (lexicon.RELATED_WEIGHT), which a person checked.
 LEARNED_WEIGHT = 0.2
@@ -139,11 +148,28 @@ def result_text(schema: object, limit: int = _RESULT_WORDS) -> str:
     Stripe balance" names the resource where a method's own summary may not (issue 13,
     round 3: +2 points top-1 on the tuning split, +3 top-5 on the held-out one).
     """
-    node: object = schema
+    name, node = _definition(schema, schema)
+    parts = [name.replace("-", " ").replace("_", " ")]
+    if isinstance(node, Mapping):
+        parts += [first_sentence(node[k]) for k in ("title", "description") if isinstance(node.get(k), str)]
+        # A page of results ("PodList is a list of Pods", Stripe's {data: [...]}): what one
+        # item is says what the method lists ("Pod is a collection of containers").
+        item = _page_items(node)
+        if item is not None:
+            item_name, item_node = _definition(schema, item)
+            parts.append(item_name.replace("-", " ").replace("_", " "))
+            if isinstance(item_node, Mapping):
+                parts += [first_sentence(item_node[k]) for k in ("title", "description")
+                          if isinstance(item_node.get(k), str)]
+    return " ".join(" ".join(parts).split()[:limit])
+
+
+def _definition(schema: object, node: object) -> tuple[str, object]:
+    """The definition ``node`` refers to, through arrays of references, and its name."""
     name = ""
-    for _ in range(4):  # a list of references to a definition: follow to the definition
+    for _ in range(4):
         if not isinstance(node, Mapping):
-            return ""
+            return name, None
         if node.get("type") == "array" and isinstance(node.get("items"), Mapping):
             node = node["items"]
             continue
@@ -156,10 +182,17 @@ def result_text(schema: object, limit: int = _RESULT_WORDS) -> str:
                 break
             continue
         break
-    parts = [name.replace("-", " ").replace("_", " ")]
-    if isinstance(node, Mapping):
-        parts += [first_sentence(node[k]) for k in ("title", "description") if isinstance(node.get(k), str)]
-    return " ".join(" ".join(parts).split()[:limit])
+    return name, node
+
+
+def _page_items(node: Mapping[str, Any]) -> object | None:
+    """The item schema of a page of results: its only array property of referenced objects."""
+    props = node.get("properties")
+    if not isinstance(props, Mapping):
+        return None
+    arrays = [p["items"] for p in props.values() if isinstance(p, Mapping) and p.get("type") == "array"
+              and isinstance(p.get("items"), Mapping) and "$ref" in p["items"]]
+    return arrays[0] if len(arrays) == 1 else None
 
 
 def snippet_document(name: str, description: str, code: str = "") -> SearchDocument:
@@ -336,8 +369,6 @@ class SearchIndex:
         odds = self._connector_odds(len(q), terms) if CONNECTOR_MODEL > 0 else {}
         top_odds = max(odds.values(), default=0.0) or 1.0
         fit = {c: (v / top_odds) ** CONNECTOR_MODEL for c, v in odds.items()}
-        diverse = DIVERSITY < 1.0 and connector is None and not hinted
-        wanted = max(limit, 4 * DIVERSE_SLOTS) if diverse else limit
         matched = {t: w for t, w, _src in terms}
         # The reordering below multiplies a raw score by at most ``ceiling``: walking raw
         # scores best first, the rest cannot enter the top ``limit`` once raw * ceiling is
@@ -348,7 +379,7 @@ class SearchIndex:
                                 reverse=True)
         kept: list[tuple[float, int]] = []
         for score, i in covered_scores:
-            if len(kept) >= wanted and score * ceiling < kept[0][0]:
+            if len(kept) >= limit and score * ceiling < kept[0][0]:
                 break
             # A name the request explains word for word ("list namespaces" → listCoreV1Namespace)
             # beats a longer name that only contains the words (listAppsV1DeploymentForAllNamespaces).
@@ -374,28 +405,10 @@ class SearchIndex:
             if fit:
                 score *= fit.get(doc.connector, 1.0)
             heapq.heappush(kept, (score, -i))
-            if len(kept) > wanted:
+            if len(kept) > limit:
                 heapq.heappop(kept)
         best = sorted(((score, -neg) for score, neg in kept), key=lambda si: (-si[0], self.docs[si[1]].key))
-        if diverse:
-            best = self._diversify(best)
-        return [(self.docs[i].key, round(score, 4)) for score, i in best[:limit]], len(scores)
-
-    def _diversify(self, best: list[tuple[float, int]]) -> list[tuple[float, int]]:
-        """The first ``DIVERSE_SLOTS`` results picked greedily, a connector's n-th result counting DIVERSITY**n."""
-        pool = list(best)
-        shown: dict[str, int] = {}
-        out: list[tuple[float, int]] = []
-        while pool and len(out) < DIVERSE_SLOTS:
-            j = max(range(len(pool)),
-                    key=lambda k: pool[k][0] * DIVERSITY ** shown.get(self.docs[pool[k][1]].connector, 0))
-            score, i = pool.pop(j)
-            c = self.docs[i].connector
-            out.append((score * DIVERSITY ** shown.get(c, 0), i))
-            shown[c] = shown.get(c, 0) + 1
-        # Scores stay in rank order: a result after the diversified ones never shows more than they do.
-        floor = min((s for s, _i in out), default=math.inf)
-        return out + [(min(s, floor), i) for s, i in pool]
+        return [(self.docs[i].key, round(score, 4)) for score, i in best], len(scores)
 
     def _query(self, query: str) -> tuple[list[str], list[tuple[str, float, int]]]:
         """The request's stems and the (term, weight, source word) the index has of their expansion."""

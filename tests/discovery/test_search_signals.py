@@ -1,0 +1,85 @@
+"""The ranking signals beyond one method's own words: the connector model, the glossary, result pages (issue 13)."""
+
+from __future__ import annotations
+
+from codemode_kernel.discovery.lexicon import expand
+from codemode_kernel.discovery.search import SearchDocument, SearchIndex, result_text
+from codemode_kernel.discovery.text import stems
+
+
+def _doc(connector: str, name: str, summary: str) -> SearchDocument:
+    return SearchDocument(key=f"{connector}.{name}", connector=connector, name=name, summary=summary)
+
+
+CHAT_AND_SMS = [
+    _doc("chat", "delete_message", "Deletes a message."),
+    _doc("chat", "conversations_list", "Lists all channels in a workspace."),
+    _doc("chat", "conversations_join", "Joins an existing channel."),
+    _doc("chat", "conversations_archive", "Archives a channel."),
+    _doc("sms", "DeleteMessage", "Deletes a message."),
+    _doc("sms", "ListIncomingPhoneNumber", "Retrieve a list of incoming phone numbers."),
+    _doc("sms", "CreateCall", "Create a new outgoing call to a phone."),
+]
+
+
+def test_the_whole_request_says_which_connector_is_meant() -> None:
+    """P(connector | request) follows the words a connector's methods use, even those the method itself lacks."""
+    index = SearchIndex(CHAT_AND_SMS)
+    in_a_channel = index.connector_odds("delete a message in a channel")
+    to_a_phone = index.connector_odds("delete a message sent to a phone")
+    assert in_a_channel["chat"] > in_a_channel["sms"]
+    assert to_a_phone["sms"] > to_a_phone["chat"]
+    assert abs(sum(in_a_channel.values()) - 1.0) < 1e-9
+
+
+def test_a_method_ambiguous_alone_is_ranked_by_its_connector_fit() -> None:
+    """Two methods alike ('delete a message'): the one whose connector explains the rest of the request is first."""
+    index = SearchIndex(CHAT_AND_SMS)
+    assert index.rank("delete a message in a channel", limit=1)[0][0][0] == "chat.delete_message"
+    assert index.rank("delete a message sent to a phone", limit=1)[0][0][0] == "sms.DeleteMessage"
+
+
+def test_a_word_of_the_glossary_finds_the_resource_the_api_names_otherwise() -> None:
+    """No document says 'firewall': the glossary reads it as a network policy, spelled as the API splits it."""
+    docs = [
+        _doc("kubernetes", "createNetworkingV1NamespacedNetworkPolicy", "create a NetworkPolicy"),
+        _doc("kubernetes", "createCoreV1NamespacedService", "create a Service"),
+        _doc("kubernetes", "createCoreV1NamespacedPod", "create a Pod"),
+        _doc("kubernetes", "createPolicyV1NamespacedPodDisruptionBudget", "create a PodDisruptionBudget"),
+    ]
+    ranked, _total = SearchIndex(docs).rank("add a firewall", limit=2)
+    assert ranked[0][0] == "kubernetes.createNetworkingV1NamespacedNetworkPolicy"
+
+
+def test_the_words_of_a_compound_do_not_bring_in_its_group() -> None:
+    """'policy' alone is not a firewall: only a group's single words expand to a compound's words."""
+    assert "firewal" not in {t for t, _w, _src in expand(stems("policy"))}
+    assert {"network", "policy"} <= {t for t, _w, _src in expand(stems("firewall"))}
+
+
+PAGE_OF_PODS = {
+    "$ref": "#/$defs/PodList",
+    "$defs": {
+        "PodList": {"description": "PodList is a list of Pods.",
+                    "properties": {"items": {"type": "array", "items": {"$ref": "#/$defs/Pod"}},
+                                   "kind": {"type": "string"}}},
+        "Pod": {"description": "Pod is a collection of containers that can run on a host. More text.",
+                "properties": {"spec": {"type": "object"}}},
+    },
+}
+
+
+def test_a_page_of_results_is_described_by_what_one_item_is() -> None:
+    """A list method's result names its items' definition too ('a collection of containers')."""
+    text = result_text(PAGE_OF_PODS)
+    assert text.startswith("PodList PodList is a list of Pods.")
+    assert "Pod is a collection of containers that can run on a host." in text
+    assert "More text" not in text
+
+
+def test_covered_says_which_request_words_a_method_has() -> None:
+    """The benchmark's miss report reads which words of a request a method's document has, in any spelling."""
+    index = SearchIndex(CHAT_AND_SMS)
+    have, lack = index.covered("remove a message about the outage", "chat.delete_message")
+    assert have == ["remov", "messag"]
+    assert lack == ["outag"]
