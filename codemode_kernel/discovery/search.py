@@ -64,6 +64,10 @@ CONNECTOR_LEAN = 0.3
 ACTION_MATCH = 1.3
 HINT = 1.3
 VERB_FIRST = 1.2
+# A read asked for and a read of the other kind (get for list), a write and a write of the other
+# kind (create for update: "set a reminder" adds one): closer than a read for a write.
+READ_NEAR = 1.1
+WRITE_NEAR = 1.1
 # P(connector | request) from a language model of each connector's words, relative to the
 # likeliest connector, raised to CONNECTOR_MODEL: the whole request's evidence for a service,
 # where one method's fields see only its own words (a word the method lacks but its
@@ -207,7 +211,8 @@ def snippet_document(name: str, description: str, code: str = "") -> SearchDocum
 _ACTIONS: Mapping[str, str] = {stem(w): a for a, ws in {
     "get": "get read retrieve fetch show view describe inspect info information detail lookup obtain",
     "list": "list all enumerate browse every",
-    "create": "create add new make insert register generate post",
+    "create": "create add new make insert register generate post send submit upload import attach start launch "
+              "begin schedule invite assign subscribe",
     "update": "update edit modify change patch set alter adjust replace configure rename",
     "delete": "delete remove destroy drop erase purge discard wipe",
 }.items() for w in ws.split()}
@@ -397,7 +402,9 @@ class SearchIndex:
                 if action == wanted_action:
                     score *= ACTION_MATCH
                 elif action in ("get", "list") and wanted_action in ("get", "list"):
-                    score *= 1.1
+                    score *= READ_NEAR
+                elif action in ("create", "update") and wanted_action in ("create", "update"):
+                    score *= WRITE_NEAR
             doc = self.docs[i]
             if doc.connector in hinted:
                 score *= HINT

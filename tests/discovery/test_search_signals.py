@@ -83,3 +83,16 @@ def test_covered_says_which_request_words_a_method_has() -> None:
     have, lack = index.covered("remove a message about the outage", "chat.delete_message")
     assert have == ["remov", "messag"]
     assert lack == ["outag"]
+
+
+def test_a_verb_that_makes_something_asks_for_a_create() -> None:
+    """'upload' is a write: the method that adds a certificate beats the one that lists them."""
+    docs = [_doc("c", "get_certificates", "Lists the signing certificates."),
+            _doc("c", "post_certificate", "Adds a signing certificate.")]
+    assert SearchIndex(docs).rank("upload a signing certificate", limit=1)[0][0][0] == "c.post_certificate"
+
+
+def test_a_write_of_another_kind_is_closer_than_a_read() -> None:
+    """'set a timer' (a change) is answered by adding one sooner than by listing them."""
+    docs = [_doc("c", "all_timers", "Lists timers."), _doc("c", "timers_add", "Creates a timer.")]
+    assert SearchIndex(docs).rank("set a timer", limit=1)[0][0][0] == "c.timers_add"
