@@ -100,15 +100,17 @@ def other_table(result: dict[str, Any]) -> list[str]:
     if isinstance(rankers, list) and all(isinstance(r, dict) for r in rankers):
         out = ["", f"{result.get('methods', '?')} methods, {result.get('intents', '?')} intents "
                f"({result.get('paraphrases', '?')} paraphrases); its own figures, not repeats beside an anchor.",
-               "", "| ranker | top-1 | top-5 | MRR | paraphrase top-5 | holdout top-5 | p50 | p95 |",
-               "|---|---|---|---|---|---|---|---|"]
+               "", "| ranker | top-1 | top-5 | MRR | paraphrase top-5 | holdout top-5 | p50 | p95 "
+               "| top-5, connector= given |",
+               "|---|---|---|---|---|---|---|---|---|"]
         for r in rankers:
             def share(split: str, key: str, r: dict[str, Any] = r) -> str:
                 value = (r.get(split) or {}).get(key)
                 return f"{value:.0%}" if isinstance(value, int | float) else ""
             out.append(f"| {cell(r.get('ranker', '?'))} | {share('overall', 'top1')} | {share('overall', 'top5')} | "
                        f"{(r.get('overall') or {}).get('mrr', 0):.2f} | {share('paraphrase', 'top5')} | "
-                       f"{share('holdout', 'top5')} | {r.get('p50_ms', 0):.2f} ms | {r.get('p95_ms', 0):.2f} ms |")
+                       f"{share('holdout', 'top5')} | {r.get('p50_ms', 0):.2f} ms | {r.get('p95_ms', 0):.2f} ms | "
+                       f"{share('connector_given', 'top5')} |")
         return out
     summary = {k: v for k, v in result.items() if k not in ("seconds", "load_before", "load_after")}
     text = json.dumps(summary, ensure_ascii=False)
