@@ -13,11 +13,16 @@ intent is a *paraphrase* when no word stem of it appears in the summary of any m
 expects; every third intent is *held out* (the ranker was never tuned on those).
 
 Reported per ranker, per connector and overall: top-1, top-5, MRR (over the first 10
-results), latency p50/p95 per query; index build time; and the token economy: the
+results), latency p50/p95 per query; index build time; top-5 with ``connector=`` given (the
+same intents ranked within the connector they expect: models usually know which service
+they work with); and the token economy: the
 model-facing tool description with all six connectors, and one discovery round (the top-5
 results of ``codemode.search`` plus ``codemode.describe`` of the top hit, as the JSON the
 sandbox code receives). Tokens are estimated as characters / 4 (no tokenizer is installed
 offline here). It asserts nothing; ``--json`` prints one JSON object for ``make bench``.
+
+``--misses`` lists the tuning split's top-1 misses grouped by cause (a vocabulary gap,
+another connector first, another action first, a sibling method first): where to look next.
 """
 
 from __future__ import annotations

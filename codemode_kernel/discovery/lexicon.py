@@ -1,12 +1,17 @@
 """The words people use for what API methods do, folded onto the words APIs use.
 
-Two tables, both plain data written for web and cloud APIs in general (not for one API):
+Plain data written for web and cloud APIs in general (not for one API, nor from the
+benchmark's requests):
 
 - ``RELATED``: groups of words that stand for one another in a request ("fetch" for "get",
   "remove" for "delete", "ticket" for "issue"). A query word brings the others of its
   groups in at a lower weight, so an exact word still ranks first.
-- ``ALIASES``: abbreviations and phrases that mean words an API spells out ("PR" →
-  "pull request", "DM" → "direct message", "k8s" → "kubernetes"), at full weight.
+- ``GLOSSARY``: the same for the resources APIs name ("firewall" for a network policy,
+  "card reader" for a terminal reader); a compound is written with underscores
+  (``network_policy``) and stands for the words the API splits it into.
+- ``ALIASES``: abbreviations that mean words an API spells out ("PR" → "pull request",
+  "DM" → "direct message", "k8s" → "kubernetes"), at full weight; ``PHRASES`` the same for
+  phrases whose words mean something else together ("hang up", "logged in").
 
 Verbs are grouped by the action (read one, list, create, change, delete, …); the ranker also
 reads the action of a method from its HTTP method and path (:mod:`search`).
