@@ -1,12 +1,24 @@
 """Threads that run synchronous connector code off the event loop (issue 12).
 
 A synchronous connector method must not freeze the loop (the kernel's widgets and interrupts,
-other executions) while it works, so it runs in a thread. ``asyncio.to_thread`` did that
-through the loop's default executor: a ``concurrent.futures`` future chained to an asyncio one,
-a work item, a context copy and a partial per call, about 140 us of host CPU per journaled call
-on a 2-core machine (benchmarks/bench_runtime.py). :class:`ConnectorThreads` is the same
-hand-off with less in between: the caller's asyncio future is resolved straight from the thread
-that ran the call.
+other executions) while it works, so it runs in a thread. :class:`ConnectorThreads` keeps a
+bounded set of reused threads for that.
+
+The hand-off is where a quick call's time went (about 135 us of host CPU per journaled call
+on a 2-core machine, against a few us of connector code): the loop woke a thread from a queue
+while holding the GIL (the woken thread then waited for the GIL, or took the core from the
+loop thread that still held it), and the thread woke the loop through its self-pipe, an epoll
+round and a future's callbacks. Two changes cut that (benchmarks/bench_runtime.py):
+
+- each thread waits on a pipe of its own, and the caller wakes it with ``os.write``, which
+  lets go of the GIL before the kernel wakes the thread: the thread finds the GIL free;
+- the loop thread then waits for the answer itself, for at most :data:`WAIT_ON_LOOP`
+  (1 ms, the resolution of ``poll``), on a pipe the thread writes one byte to: no epoll round, no self-pipe, no
+  future. A call that takes longer is *detached*: the loop goes on with everything else and
+  the thread resolves an asyncio future when it is done, as before. A callable that once
+  took longer is awaited that way for its next :data:`SLOW_SKIP` calls, so a slow (or hung)
+  connector costs the loop at most 1 ms now and then, and never blocks another
+  execution's calls.
 
 Threads are reused and bounded: one hung connector holds one thread and never blocks a call
 that finds another idle or a free place for a new one; when all ``limit`` threads are busy,
@@ -20,29 +32,107 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
-import queue
+import os
+import select
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Hashable
 from typing import Any
 
 DEFAULT_LIMIT = 32
+#: Seconds the calling (loop) thread waits for a synchronous call's answer before it awaits it.
+WAIT_ON_LOOP = 0.001
+#: Calls of a callable that once outlasted :data:`WAIT_ON_LOOP` that are awaited at once.
+SLOW_SKIP = 16
+_MAX_REMEMBERED = 4096  # slow callables remembered (a heuristic: forgetting costs one wait)
 
-_Job = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]", contextvars.Context, Callable[..., Any],
-             tuple[Any, ...]]
+
+class _Job:
+    """One call: what to run, and how its caller hears back."""
+
+    __slots__ = ("answer_fd", "args", "context", "error", "finished", "fn", "future", "lock", "loop", "result")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], context: contextvars.Context) -> None:
+        self.fn = fn
+        self.args = args
+        self.context = context
+        self.lock = threading.Lock()       # orders "finished" against the caller detaching
+        self.finished = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.future: asyncio.Future[Any] | None = None  # set: the caller awaits (detached)
+        self.answer_fd = -1                # else: the caller waits on this pipe for one byte
+
+    def outcome(self) -> Any:
+        if self.error is not None:
+            raise _future_safe(self.error)
+        return self.result
+
+
+class _Worker:
+    """One thread and the pipe it waits on for its next job."""
+
+    __slots__ = ("job", "wake_r", "wake_w")
+
+    def __init__(self) -> None:
+        self.job: _Job | None = None
+        self.wake_r, self.wake_w = os.pipe()
+
+
+class _Answer:
+    """The pipe one calling thread waits on (one wait at a time: the caller is blocked in it)."""
+
+    def __init__(self) -> None:
+        self.r, self.w = os.pipe()
+        os.set_blocking(self.r, False)
+        self.poll = select.poll()
+        self.poll.register(self.r, select.POLLIN)
+
+    def wait(self, timeout: float | None) -> bool:
+        """True once the byte came (and was read); False after ``timeout`` seconds without it."""
+        if not self.poll.poll(None if timeout is None else timeout * 1000):
+            return False
+        os.read(self.r, 1)
+        return True
+
+    def __del__(self) -> None:  # the calling thread ended
+        for fd in (self.r, self.w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+_answers = threading.local()
+
+
+def _answer_pipe() -> _Answer:
+    answer: _Answer | None = getattr(_answers, "pipe", None)
+    if answer is None:
+        answer = _answers.pipe = _Answer()
+    return answer
 
 
 class ConnectorThreads:
-    """A bounded set of reused threads for synchronous connector calls."""
+    """A bounded set of reused threads for synchronous connector calls.
 
-    def __init__(self, limit: int = DEFAULT_LIMIT, name: str = "codemode-connector") -> None:
+    ``wait_on_loop`` (seconds, 0 to never wait) is how long the calling thread waits for an
+    answer itself before it awaits it on the loop (see the module docstring).
+    """
+
+    def __init__(self, limit: int = DEFAULT_LIMIT, name: str = "codemode-connector",
+                 wait_on_loop: float = WAIT_ON_LOOP) -> None:
         if limit < 1:
             raise ValueError(f"ConnectorThreads needs a limit of at least 1 thread (got {limit})")
+        if not wait_on_loop >= 0:
+            raise ValueError(f"ConnectorThreads needs wait_on_loop >= 0 seconds (got {wait_on_loop!r})")
         self.limit = limit
+        self.wait_on_loop = wait_on_loop
         self._name = name
-        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
-        self._idle = threading.Semaphore(0)  # released by a thread each time it is waiting for work
         self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+        self._queued: deque[_Job] = deque()
         self._threads = 0
+        self._slow: dict[Hashable, int] = {}
 
     @property
     def threads(self) -> int:
@@ -51,45 +141,112 @@ class ConnectorThreads:
 
     async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` in one of the threads, in a copy of the caller's context; its result or exception."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        self._jobs.put((loop, future, contextvars.copy_context(), fn, args))
-        if not self._idle.acquire(blocking=False):
-            with self._lock:
+        job = _Job(fn, args, contextvars.copy_context())
+        wait = self.wait_on_loop > 0 and self._quick(fn)
+        answer = _answer_pipe() if wait else None
+        start = False
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+            if worker is None:
                 start = self._threads < self.limit
                 if start:
                     self._threads += 1
+                    worker = _Worker()
+            if worker is None or answer is None:  # queued behind busy threads, or slow: awaited
+                self._detach(job)
+            else:
+                job.answer_fd = answer.w
+            if worker is None:
+                self._queued.append(job)
+            else:
+                worker.job = job
+        if worker is not None:
             if start:
-                threading.Thread(target=self._work, name=f"{self._name}-{self._threads}", daemon=True).start()
-        return await future
+                threading.Thread(target=self._work, args=(worker,), name=f"{self._name}-{self._threads}",
+                                 daemon=True).start()
+            else:
+                os.write(worker.wake_w, b"\0")  # lets go of the GIL before the thread wakes
+        if job.future is None:
+            assert answer is not None
+            if answer.wait(self.wait_on_loop):
+                return job.outcome()
+            with job.lock:
+                if not job.finished:
+                    self._detach(job)
+            if job.future is None:  # it finished between the timeout and the lock: its byte is coming
+                answer.wait(None)
+                return job.outcome()
+            self._note_slow(fn)
+        assert job.future is not None
+        return await job.future
 
-    def _work(self) -> None:
-        jobs = self._jobs
+    @staticmethod
+    def _detach(job: _Job) -> None:
+        job.loop = asyncio.get_running_loop()
+        job.future = job.loop.create_future()
+
+    def _quick(self, fn: Callable[..., Any]) -> bool:
+        """Whether a call of ``fn`` is worth waiting for on the calling thread."""
+        try:
+            skip = self._slow.get(fn)  # type: ignore[call-overload]
+        except TypeError:  # an unhashable callable: no history
+            return True
+        if not skip:
+            return True
+        if skip > 1:
+            self._slow[fn] = skip - 1  # type: ignore[index]
+        else:
+            self._slow.pop(fn, None)  # type: ignore[call-overload]
+        return False
+
+    def _note_slow(self, fn: Callable[..., Any]) -> None:
+        if len(self._slow) >= _MAX_REMEMBERED:
+            self._slow.clear()
+        with contextlib.suppress(TypeError):
+            self._slow[fn] = SLOW_SKIP  # type: ignore[index]
+
+    def _work(self, worker: _Worker) -> None:
+        job = worker.job
         while True:
-            loop, future, context, fn, args = jobs.get()
-            result: Any = None
-            error: BaseException | None = None
+            if job is None:
+                os.read(worker.wake_r, 1)
+                job = worker.job
+                assert job is not None
             try:
-                result = context.run(fn, *args)
+                job.result = job.context.run(job.fn, *job.args)
             except BaseException as exc:  # handed to the caller, whatever it is
-                error = exc
-            # Idle before the caller hears back: its next call must find this thread, not start another.
-            self._idle.release()
-            _settle(loop, future, result, error)
-            del loop, future, context, fn, args, result, error
+                job.error = exc
+            with job.lock:
+                job.finished = True
+            # Idle (or on to a queued call) before the caller hears back: its next call must
+            # find this thread, not start another.
+            with self._lock:
+                following = self._queued.popleft() if self._queued else None
+                worker.job = following
+                if following is None:
+                    self._idle.append(worker)
+            if job.future is not None:
+                assert job.loop is not None
+                _settle(job.loop, job.future, job)
+            else:
+                os.write(job.answer_fd, b"\0")
+            job = following
 
 
-def _settle(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], result: Any,
-            exc: BaseException | None) -> None:
+def _future_safe(exc: BaseException) -> BaseException:
+    if isinstance(exc, StopIteration):  # a future cannot hold one (it would end the awaiting coroutine)
+        return RuntimeError(f"the connector raised StopIteration: {exc}")
+    return exc
+
+
+def _settle(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], job: _Job) -> None:
     def resolve() -> None:
         if future.done():  # the caller was cancelled (a timeout, an interrupt): nobody waits
             return
-        if isinstance(exc, StopIteration):  # a future cannot hold one (it would end the awaiting coroutine)
-            future.set_exception(RuntimeError(f"the connector raised StopIteration: {exc}"))
-        elif exc is not None:
-            future.set_exception(exc)
+        if job.error is not None:
+            future.set_exception(_future_safe(job.error))
         else:
-            future.set_result(result)
+            future.set_result(job.result)
 
     with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for this call any more
         loop.call_soon_threadsafe(resolve)

@@ -1,5 +1,9 @@
 """Synchronous connector code runs in reused, bounded threads (issue 12): off the event loop, in
-the caller's context, and one hung connector never blocks another execution's call."""
+the caller's context, and one hung connector never blocks another execution's call.
+
+A quick call is waited for on the calling thread (at most ``wait_on_loop``), a slow one is
+awaited on the loop: the specs that matter run on both paths (``wait_on_loop=0`` never waits).
+"""
 
 from __future__ import annotations
 
@@ -60,8 +64,9 @@ async def test_calls_one_after_another_reuse_one_thread() -> None:
     assert threading.current_thread().name not in names  # never the loop's own thread
 
 
-async def test_the_call_sees_the_callers_context_and_its_exception_comes_back() -> None:
-    threads = ConnectorThreads()
+@pytest.mark.parametrize("wait_on_loop", [0.001, 0.0], ids=["waited", "awaited"])
+async def test_the_call_sees_the_callers_context_and_its_exception_comes_back(wait_on_loop: float) -> None:
+    threads = ConnectorThreads(wait_on_loop=wait_on_loop)
     REQUEST.set("req-7")
     assert await threads.run(REQUEST.get) == "req-7"
 
@@ -129,3 +134,45 @@ async def test_a_cancelled_caller_leaves_the_threads_usable() -> None:
 def test_a_limit_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match="at least 1 thread"):
         ConnectorThreads(limit=0)
+    with pytest.raises(ValueError, match="wait_on_loop >= 0"):
+        ConnectorThreads(wait_on_loop=-1)
+
+
+async def test_a_sync_connector_that_needs_the_loop_finishes() -> None:
+    """A sync wrapper around async code (it waits for the loop) is not stuck behind the calling
+    thread's own wait: the call is handed back to the loop, and later calls go there at once."""
+    loop = asyncio.get_running_loop()
+    threads = ConnectorThreads(limit=2)
+    ran = []
+
+    async def on_loop(i: int) -> int:
+        ran.append(i)
+        return i * 10
+
+    def wrapper(i: int) -> int:
+        return asyncio.run_coroutine_threadsafe(on_loop(i), loop).result(timeout=10)
+
+    assert [await threads.run(wrapper, i) for i in range(20)] == [i * 10 for i in range(20)]
+    assert ran == list(range(20))
+
+
+def _calls_on_own_loop(threads: ConnectorThreads, tag: str, n: int, out: dict[str, list[str]],
+                       start: threading.Barrier) -> None:
+    async def calls() -> list[str]:
+        start.wait(10)
+        return [await threads.run(lambda i=i: f"{tag}{i}") for i in range(n)]
+
+    out[tag] = asyncio.run(calls())
+
+
+def test_callers_on_two_loops_each_get_their_own_answers() -> None:
+    """Two threads with an event loop each call at once: every answer reaches the caller that asked."""
+    threads = ConnectorThreads(limit=4)
+    out: dict[str, list[str]] = {}
+    start = threading.Barrier(2)
+    callers = [threading.Thread(target=_calls_on_own_loop, args=(threads, tag, 300, out, start)) for tag in "ab"]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join(60)
+    assert out == {tag: [f"{tag}{i}" for i in range(300)] for tag in "ab"}
