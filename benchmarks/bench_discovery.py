@@ -23,6 +23,13 @@ offline here). It asserts nothing; ``--json`` prints one JSON object for ``make 
 
 ``--misses`` lists the tuning split's top-1 misses grouped by cause (a vocabulary gap,
 another connector first, another action first, a sibling method first): where to look next.
+
+The *fresh set* (``discovery_intents_fresh.json``, written by ``discovery_fresh_sample.py``'s
+seeded sample of 16 methods per connector) is a second measurement on 96 requests written
+blind to the ranker after the held-out third of the first file had been partly seen while
+tuning: ``codemode.search`` and plain BM25, top-1 / top-5 / MRR / paraphrase top-5 / top-5
+with ``connector=`` given, printed beside the held-out figures and under ``"fresh"`` in the
+JSON. Its misses are deliberately not listed: nobody tunes on it.
 """
 
 from __future__ import annotations
@@ -58,6 +65,8 @@ from codemode_kernel.discovery.search import SearchIndex, method_action, method_
 
 CACHE = ROOT / ".bench-cache" / "discovery"
 INTENTS = Path(__file__).resolve().parent / "discovery_intents.json"
+# Never tuned on: every intent of it counts as held out (see its "about").
+FRESH_INTENTS = Path(__file__).resolve().parent / "discovery_intents_fresh.json"
 # connector name -> (npm package, member inside the tarball)
 SOURCES = {
     "github": ("@octokit/openapi@23.0.2", "package/generated/api.github.com.json"),
@@ -137,8 +146,10 @@ def summary_of(description: str) -> str:
     return (_TAG.sub(" ", description).strip().splitlines() or [""])[0]
 
 
-def load_intents(catalog: Catalog) -> list[dict[str, Any]]:
-    raw = json.loads(INTENTS.read_text(encoding="utf-8"))["intents"]
+def load_intents(catalog: Catalog, source: Path = INTENTS) -> list[dict[str, Any]]:
+    """The intents of ``source``; in the tuning file every third is held out, in the fresh file all are."""
+    raw = json.loads(source.read_text(encoding="utf-8"))["intents"]
+    never_tuned = source != INTENTS
     out = []
     for i, item in enumerate(raw):
         expect = list(item["expect"])
@@ -149,7 +160,7 @@ def load_intents(catalog: Catalog) -> list[dict[str, Any]]:
         summaries = [summary_of(catalog.methods[p.split('.')[0]][p.split('.', 1)[1]].tool.description) for p in expect]
         shared = set().union(*(_stems(s) for s in summaries)) & _stems(item["q"])
         out.append({"q": item["q"], "expect": expect, "connector": expect[0].split(".")[0],
-                    "paraphrase": not shared, "holdout": i % 3 == 2})
+                    "paraphrase": not shared, "holdout": never_tuned or i % 3 == 2})
     return out
 
 
@@ -530,6 +541,39 @@ def print_semantic(report: dict[str, Any]) -> None:
               f"paraphrase top-5 {pct(r['paraphrase']['top5'])}  holdout top-5 {pct(r['holdout']['top5'])}")
 
 
+def fresh_report(results: list[dict[str, Any]], intents: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fresh set's figures for the JSON output (its rows, which name the misses, left out)."""
+    return {"intents": len(intents), "paraphrases": sum(1 for i in intents if i["paraphrase"]),
+            "rankers": [{k: v for k, v in r.items() if k != "rows"} for r in results]}
+
+
+def print_fresh(fresh: list[dict[str, Any]], tuning: list[dict[str, Any]], intents: list[dict[str, Any]]) -> None:
+    """The fresh set beside the tuning file's held-out third, ranker by ranker."""
+    para = sum(1 for i in intents if i["paraphrase"])
+    print()
+    print(f"fresh set (discovery_intents_fresh.json, never tuned on): {len(intents)} intents, {para} paraphrases "
+          f"= {100 * para / len(intents):.0f} %")
+    print(f"{'ranker':<22}{'intents':<11}{'n':>4}{'top-1':>8}{'top-5':>8}{'MRR':>7}{'para top-5':>12}"
+          f"{'top-5 connector= given':>24}")
+    held = {r["ranker"]: r for r in tuning}
+    for r in fresh:
+        rows = [("held out", r["ranker"] in held and held[r["ranker"]], "holdout"), ("fresh", r, "overall")]
+        for label, source, split in rows:
+            if not source:
+                continue
+            o = source[split]
+            para_split = source["holdout_paraphrase" if split == "holdout" else "paraphrase"]
+            given = source["holdout_connector_given" if split == "holdout" else "connector_given"]
+            print(f"{r['ranker']:<22}{label:<11}{o['n']:>4}{pct(o['top1']):>8}{pct(o['top5']):>8}{o['mrr']:7.3f}"
+                  f"{pct(para_split['top5']):>12}{pct(given['top5']):>24}")
+    print("fresh set per connector, top-1 / top-5 / MRR:")
+    print(f"{'connector':<12}{'n':>4}" + "".join(f"{r['ranker']:>26}" for r in fresh))
+    for c in fresh[0]["connectors"]:
+        cells = "".join(f"{pct(r['connectors'][c]['top1']):>9}{pct(r['connectors'][c]['top5']):>9}"
+                        f"{r['connectors'][c]['mrr']:8.3f}" for r in fresh)
+        print(f"{c:<12}{fresh[0]['connectors'][c]['n']:>4}{cells}")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
@@ -550,6 +594,7 @@ async def main() -> None:
         catalog = await rt.catalog()
         methods = catalog.all_methods()
         intents = load_intents(catalog)
+        fresh_intents = load_intents(catalog, FRESH_INTENTS)
 
         docs = [method_document(m) for m in methods]
         index, build_ms = timed_build(lambda: SearchIndex(docs))
@@ -590,14 +635,22 @@ async def main() -> None:
         economy = await token_economy(rt, intents)
         semantic = semantic_report(methods, index, intents) if args.semantic else None
         minilm = minilm_report(index, intents, args.minilm) if args.minilm else None
+        # Measured last, so that nothing above changes: the same index and baseline, other requests.
+        fresh = [
+            evaluate("codemode.search (new)", lambda q: [k for k, _ in index.rank(q, limit=TOP)[0]], fresh_intents,
+                     build_ms, lambda q, c: [k for k, _ in index.rank(q, connector=c, limit=TOP)[0]]),
+            evaluate("plain BM25", plain.rank, fresh_intents, plain_ms),
+        ]
     if args.json:
         print(json.dumps({"benchmark": "discovery", "methods": len(methods), "intents": len(intents),
                           "paraphrases": sum(1 for i in intents if i["paraphrase"]),
                           "rankers": [{k: v for k, v in r.items() if k != "rows"} for r in results],
                           "tokens": economy, **({"semantic": semantic} if semantic else {}),
-                          **({"minilm": minilm} if minilm else {})}))
+                          **({"minilm": minilm} if minilm else {}),
+                          "fresh": fresh_report(fresh, fresh_intents)}))
         return
     print_report(results, economy, len(methods), args.misses, intents, index)
+    print_fresh(fresh, results, fresh_intents)
     if semantic is not None:
         print_semantic(semantic)
     if minilm is not None:
