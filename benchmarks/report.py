@@ -103,7 +103,10 @@ def other_table(result: dict[str, Any]) -> list[str]:
                "", "| ranker | top-1 | top-5 | MRR | paraphrase top-5 | holdout top-5 | p50 | p95 "
                "| top-5, connector= given |",
                "|---|---|---|---|---|---|---|---|---|"]
-        for r in rankers:
+        fresh = result.get("fresh") or {}
+        fresh_rankers = [{**r, "ranker": f"{r.get('ranker', '?')}, fresh set ({fresh.get('intents', '?')} intents, "
+                                          "never tuned on)"} for r in fresh.get("rankers") or []]
+        for r in [*rankers, *fresh_rankers]:
             def share(split: str, key: str, r: dict[str, Any] = r) -> str:
                 value = (r.get(split) or {}).get(key)
                 return f"{value:.0%}" if isinstance(value, int | float) else ""
