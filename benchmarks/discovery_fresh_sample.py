@@ -31,6 +31,7 @@ import json
 import random
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ def http_of(method: Method) -> tuple[str, str]:
     return (found.group(1), found.group(2)) if found else ("", "")
 
 
-def sample(methods: list[Method], deprecated: set[tuple[str, str, str]]) -> tuple[list[Method], dict[str, str]]:
+def sample(methods: Sequence[Method], deprecated: set[tuple[str, str, str]]) -> tuple[list[Method], dict[str, str]]:
     """The sampled methods, connector by connector, and the skipped ones with the reason."""
     chosen: list[Method] = []
     skipped: dict[str, str] = {}
