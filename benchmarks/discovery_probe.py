@@ -1,0 +1,130 @@
+"""A quick probe of the discovery ranker on the tuning split (issue 13, round 5).
+
+Run: .venv/bin/python benchmarks/discovery_probe.py [--misses sibling,action] [--holdout] [--economy]
+     [--set NAME=VALUE ...]
+
+Loads the six API descriptions and the intents the way ``bench_discovery.py`` does, then
+reports top-1 / top-5 / paraphrase top-5 on the tuning split (index % 3 != 2) only, and the
+held-out split as two aggregate figures when ``--holdout`` is given (its rows are never
+printed). ``--set`` overrides a constant of ``codemode_kernel.discovery.search`` for the run
+(``--set VERB_FIRST=1.0``), so a signal can be measured on and off without editing the code.
+``--misses`` lists the tuning split's top-1 misses of the named causes (bench_discovery's
+grouping) with the first five results, to study siblings and actions. ``--economy`` adds the
+latency and the token figures (the discovery round over all the file's intents, as in
+bench_discovery). It never reads ``discovery_intents_fresh.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_discovery as bench
+
+from codemode_kernel import CodemodeRuntime, InProcessExecutor
+from codemode_kernel.discovery import search
+
+
+async def load(economy: bool = False) -> tuple[list[search.SearchDocument], list[dict[str, Any]], dict[str, Any]]:
+    """The catalog's documents, the tuning file's intents and, with ``economy``, bench_discovery's token
+    economy over them (the median discovery round: top-5 search plus one describe)."""
+    connectors = bench.load_connectors(bench.fetch(lambda s: print(s, file=sys.stderr)))
+    async with CodemodeRuntime(connectors, store="sqlite://", executor=InProcessExecutor()) as rt:
+        catalog = await rt.catalog()
+        docs = [search.method_document(m) for m in catalog.all_methods()]
+        intents = tuning_file_intents(catalog)
+        tokens = await bench.token_economy(rt, intents) if economy else {}
+    return docs, intents, tokens
+
+
+def tuning_file_intents(catalog: Any) -> list[dict[str, Any]]:
+    """``discovery_intents.json`` only, every third held out (bench_discovery's split, read here so a
+    change to its loader cannot bring another file in)."""
+    raw = json.loads(bench.INTENTS.read_text(encoding="utf-8"))["intents"]
+    out = []
+    for i, item in enumerate(raw):
+        expect = list(item["expect"])
+        summaries = [bench.summary_of(catalog.methods[e.split(".")[0]][e.split(".", 1)[1]].tool.description)
+                     for e in expect]
+        shared = set().union(*(bench._stems(s) for s in summaries)) & bench._stems(item["q"])
+        out.append({"q": item["q"], "expect": expect, "connector": expect[0].split(".")[0],
+                    "paraphrase": not shared, "holdout": i % 3 == 2})
+    return out
+
+
+def measure(index: search.SearchIndex, intents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    for intent in intents:
+        ranked = [k for k, _ in index.rank(intent["q"], limit=bench.TOP)[0]]
+        rows.append({**intent, "rank": bench.rank_of(ranked, intent["expect"]), "top": ranked[:5]})
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--misses", default="", help="comma-separated causes to list (vocabulary,connector,...)")
+    parser.add_argument("--holdout", action="store_true", help="also print the held-out split's aggregate figures")
+    parser.add_argument("--economy", action="store_true",
+                        help="also print latency p50/p95 over all the file's intents and the discovery round's tokens")
+    args = parser.parse_args()
+    for item in args.set:
+        name, value = item.split("=", 1)
+        if not hasattr(search, name):
+            raise SystemExit(f"search has no constant {name}")
+        setattr(search, name, type(getattr(search, name))(float(value)))
+    docs, intents, tokens = asyncio.run(load(args.economy))
+    build_cpu = []
+    for _ in range(3):
+        started = time.process_time()
+        index = search.SearchIndex(docs)
+        build_cpu.append((time.process_time() - started) * 1000)
+    build_ms = min(build_cpu)
+    started = time.perf_counter()
+    rows = measure(index, intents)
+    per_query = (time.perf_counter() - started) * 1000 / len(intents)
+    tuned = [r for r in rows if not r["holdout"]]
+    t, p = bench.summarize(tuned), bench.summarize([r for r in tuned if r["paraphrase"]])
+    print(f"tuning n={t['n']}: top-1 {bench.pct(t['top1'])}  top-5 {bench.pct(t['top5'])}  MRR {t['mrr']:.3f}  "
+          f"paraphrase top-5 {bench.pct(p['top5'])}   build {build_ms:.0f} ms CPU, {per_query:.2f} ms/query mean")
+    if args.holdout:
+        held = [r for r in rows if r["holdout"]]
+        h, hp = bench.summarize(held), bench.summarize([r for r in held if r["paraphrase"]])
+        print(f"held-out n={h['n']}: top-1 {bench.pct(h['top1'])}  top-5 {bench.pct(h['top5'])}  "
+              f"paraphrase top-5 {bench.pct(hp['top5'])}")
+    if args.economy:
+        times = []
+        for intent in intents:
+            started = time.perf_counter()
+            index.rank(intent["q"], limit=bench.TOP)
+            times.append((time.perf_counter() - started) * 1000)
+        print(f"rank p50 {statistics.median(times):.2f} ms, p95 {bench.percentile(times, 0.95):.2f} ms over "
+              f"{len(times)} intents; build {build_ms:.0f} ms CPU (best of 3); discovery round median "
+              f"~{tokens['round_tokens_p50']:.0f} tokens (search ~{tokens['search_tokens_p50']:.0f}, describe "
+              f"~{tokens['describe_tokens_p50']:.0f}); tool description "
+              f"~{tokens['tool_description_tokens']:.0f} tokens")
+    wanted = {c for c in args.misses.split(",") if c}
+    if wanted:
+        causes: dict[str, int] = {}
+        for row in tuned:
+            if row["rank"] == 1:
+                continue
+            cause, note = bench.miss_cause(row, index)
+            causes[cause] = causes.get(cause, 0) + 1
+            if cause in wanted:
+                print(f"[{cause}] [{row['rank'] or '-'}] {row['q']!r} -> {row['expect'][0]}  {note}")
+                for key in row["top"]:
+                    print(f"      {key}")
+        print(causes)
+
+
+if __name__ == "__main__":
+    main()

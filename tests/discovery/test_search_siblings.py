@@ -1,0 +1,77 @@
+"""Choosing among siblings and actions: the request's mood and the scopes a method needs (issue 13, round 5)."""
+
+from __future__ import annotations
+
+from codemode_kernel.discovery.search import SearchDocument, SearchIndex, method_scopes, request_mood
+
+
+def _doc(name: str, summary: str, verb: str = "", path: str = "", body: str = "") -> SearchDocument:
+    return SearchDocument(key=f"c.{name}", connector="c", name=name, summary=summary, body=body,
+                          http_method=verb, http_path=path)
+
+
+def _first(docs: list[SearchDocument], query: str) -> str:
+    return SearchIndex(docs).rank(query, limit=1)[0][0][0]
+
+
+def test_a_question_asks_for_a_read_whatever_its_verb() -> None:
+    """'who changed …' wants to be told something: the read beats the method that changes."""
+    docs = [_doc("update_repository", "Updates the settings of a repository."),
+            _doc("get_repository", "Gets a repository and its settings.")]
+    assert request_mood("who changed the repository settings") == "read"
+    assert _first(docs, "who changed the repository settings") == "c.get_repository"
+
+
+def test_an_unknown_verb_before_its_object_does_something() -> None:
+    """'comment on an issue': 'comment' is a verb here, so the method that adds a comment beats the list."""
+    docs = [_doc("issues_list_comments", "Lists the comments on an issue."),
+            _doc("issues_create_comment", "Creates a comment.")]
+    assert request_mood("comment on an issue") == "write"
+    assert _first(docs, "comment on an issue") == "c.issues_create_comment"
+
+
+def test_a_known_verb_or_a_bare_noun_phrase_leaves_the_action_to_the_verb_table() -> None:
+    """Only questions and unknown imperatives have a mood; 'delete a branch' and 'members of a team' have none."""
+    assert request_mood("delete a branch") == ""
+    assert request_mood("members of a team") == ""
+    assert request_mood("how many stars does it have") == "read"
+    assert request_mood("how do I create a tag") == ""
+
+
+def test_the_scopes_of_a_path_are_its_parameters_before_the_last_segment() -> None:
+    """/repos/{owner}/{repo}/commits/{commit_sha}/pulls needs a repository and a commit; a trailing item is no scope."""
+    pulls_of_commit = _doc("x", "", "GET", "/repos/{owner}/{repo}/commits/{commit_sha}/pulls")
+    assert method_scopes(pulls_of_commit) == [("repo", "owner"), ("commit", "sha")]
+    assert method_scopes(_doc("y", "", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}")) == [("repo", "owner")]
+    assert method_scopes(_doc("z", "", "GET", "/v1/customers/{customer}")) == []
+
+
+GITHUB_LIKE = [
+    _doc("repos_list_pull_requests_associated_with_commit", "List pull requests associated with a commit", "GET",
+         "/repos/{owner}/{repo}/commits/{commit_sha}/pulls",
+         "The open or merged pull requests of the repository that brought the commit in."),
+    _doc("pulls_list", "List pull requests", "GET", "/repos/{owner}/{repo}/pulls"),
+    _doc("gists_list", "List gists for the authenticated user", "GET", "/gists"),
+    _doc("emojis_get", "Get emojis", "GET", "/emojis"),
+    _doc("meta_get", "Get GitHub meta information", "GET", "/meta"),
+    _doc("users_get_authenticated", "Get the authenticated user", "GET", "/user"),
+]
+
+
+def test_a_method_scoped_to_something_the_request_never_names_ranks_below_its_sibling() -> None:
+    """'pull requests of a repository' are not those of one commit: the method that also needs a commit comes second."""
+    ranked, _total = SearchIndex(GITHUB_LIKE).rank("list the pull requests of a repository", limit=2)
+    assert [k for k, _s in ranked] == ["c.pulls_list", "c.repos_list_pull_requests_associated_with_commit"]
+
+
+def test_a_scope_the_request_names_keeps_its_method_first() -> None:
+    """Naming the commit puts the commit-scoped sibling first again."""
+    assert _first(GITHUB_LIKE, "pull requests associated with a commit") == \
+        "c.repos_list_pull_requests_associated_with_commit"
+
+
+def test_a_scope_most_of_a_connector_shares_is_never_held_against_a_method() -> None:
+    """Every method of this connector needs an account, so not naming it costs nothing."""
+    docs = [_doc(f"List{r}", f"List {r.lower()}", "GET", f"/Accounts/{{AccountSid}}/{r}.json")
+            for r in ("Calls", "Messages", "Queues")]
+    assert SearchIndex(docs).scopes == [(), (), ()]
