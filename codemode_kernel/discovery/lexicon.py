@@ -128,7 +128,7 @@ protect protection
 transfer handover hand move
 pause suspend
 tax vat sales
-bulk batch collection many
+bulk batch collection many every
 disruption maintenance
 ephemeral private privately
 contributor author committer

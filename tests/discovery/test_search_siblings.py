@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from codemode_kernel.discovery.lexicon import expand
 from codemode_kernel.discovery.search import SearchDocument, SearchIndex, method_scopes, request_mood
+from codemode_kernel.discovery.text import stems
 
 
 def _doc(name: str, summary: str, verb: str = "", path: str = "", body: str = "") -> SearchDocument:
@@ -75,3 +77,37 @@ def test_a_scope_most_of_a_connector_shares_is_never_held_against_a_method() -> 
     docs = [_doc(f"List{r}", f"List {r.lower()}", "GET", f"/Accounts/{{AccountSid}}/{r}.json")
             for r in ("Calls", "Messages", "Queues")]
     assert SearchIndex(docs).scopes == [(), (), ()]
+
+
+MERGES = [
+    SearchDocument(key="c.pulls_merge_async", connector="c", name="pulls_merge_async", summary="Merge a pull request",
+                   body="Merges the pull request in the background and returns at once."),
+    _doc("pulls_merge", "Merge a pull request"),
+    _doc("pulls_list", "List pull requests"),
+    *(_doc(f"async_jobs_{verb}", f"{verb.title()} an async job, at once") for verb in ("list", "get", "cancel")),
+]
+
+
+def test_the_plain_method_beats_a_variant_whose_qualifier_the_request_does_not_say() -> None:
+    """'merge the pull request at once' is pulls_merge, though only the async variant's text says 'at once'."""
+    index = SearchIndex(MERGES)
+    assert index.qualifiers[:3] == [("async",), (), ()]
+    assert _first(MERGES, "merge the pull request at once") == "c.pulls_merge"
+
+
+def test_a_variant_whose_qualifier_the_request_says_stays_first() -> None:
+    """Saying 'async' asks for the variant."""
+    assert _first(MERGES, "async merge of a pull request") == "c.pulls_merge_async"
+
+
+def test_a_verb_or_a_path_parameter_in_a_longer_name_is_no_qualifier() -> None:
+    """chat_postMessage beside chat_meMessage is another action; PostCustomersCustomer names its {customer}."""
+    docs = [_doc("chat_meMessage", "Share a me message"), _doc("chat_postMessage", "Sends a message"),
+            _doc("PostCustomers", "Creates a customer", "POST", "/v1/customers"),
+            _doc("PostCustomersCustomer", "Updates a customer", "POST", "/v1/customers/{customer}")]
+    assert SearchIndex(docs).qualifiers == [(), (), (), ()]
+
+
+def test_every_asks_for_the_collection() -> None:
+    """'every' stands for the collection variants APIs name (deleteCollectionNamespacedPod)."""
+    assert "collect" in {t for t, _w, _src in expand(stems("every"))}
