@@ -230,8 +230,10 @@ class _Pass:
             self._start_clock()
         if not await self.pipe.write(run_line):
             return await self._ended()
+        replied = False
         while True:
-            line = await self.pipe.readline()
+            line = await self.pipe.readline(soon=replied)  # after a reply the next request comes soon
+            replied = False
             if not line:
                 return await self._ended()
             if self.reason is not None:
@@ -250,8 +252,10 @@ class _Pass:
                 return None
             elif self.started and isinstance(op, str):
                 reply = await self._answer(message)
-                if reply is not None and not await self.pipe.write(dumps_line(reply)):
-                    return await self._ended()
+                if reply is not None:
+                    if not await self.pipe.write(dumps_line(reply)):
+                        return await self._ended()
+                    replied = True
                 self.asking = None
             else:
                 raise WorkerProtocolError(f"unexpected message {op!r}")
