@@ -257,7 +257,13 @@ _ACTIONS: Mapping[str, str] = {stem(w): a for a, ws in {
 
 
 def method_action(doc: SearchDocument) -> str:
-    """The action of a method: from the verbs of its name, else from its HTTP method and path."""
+    """The action of a method: from the verbs of its name, else from its HTTP method and path.
+
+    Measured and not shipped (issue 13, round 5): reading a name that starts with its HTTP
+    method (Stripe's GetCustomers, PostCustomersCustomer) from the method and path instead
+    (GetCustomers a list, a POST on an item an update): tuning top-1 -0.5, top-5 -0.5 points
+    ("set the cost of an item" then finds the price update, where the intent wants a new price).
+    """
     for w in stems(doc.name)[:3]:
         action = _ACTIONS.get(w)
         if action is not None:
