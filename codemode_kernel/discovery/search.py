@@ -29,7 +29,10 @@ weights), so a query touches only the postings of its own words: a few milliseco
 Rejected designs: plain BM25 over name + description (it ranks a long description that
 repeats a word above the method whose name *is* the request; measured in
 ``benchmarks/bench_discovery.py``); folding synonyms into one token at index time (it
-erases the difference between "get" and "list" that users do mean).
+erases the difference between "get" and "list" that users do mean); a bonus for the method
+whose resource (its path's last literal noun) is the request's direct object (the words after
+its verb up to the first preposition: "add an emoji reaction | to a message"), measured in
+round 5 at x1.1-1.5: tuning top-1 -0.5 to -1.0 points or unchanged, top-5 +0.5 to +1.1 (noise).
 """
 
 from __future__ import annotations
