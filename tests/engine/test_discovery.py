@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from codemode_kernel import CodemodeRuntime, Connector, InProcessExecutor, Tool, tool
+from codemode_kernel import CodemodeRuntime, Connector, InProcessExecutor, OpenApiConnector, Tool, tool
 from tests.support import Shop, echo
 
 pytestmark = pytest.mark.anyio
@@ -95,3 +95,37 @@ async def test_tool_description_does_not_grow_with_methods() -> None:
         assert "async" in a.description and "'_'" in a.description
         out = await a("sum([1, 2])")
         assert out["status"] == "completed" and out["result"] == 3
+
+
+def _operation(operation_id: str, summary: str, description: str = "") -> dict[str, Any]:
+    return {"operationId": operation_id, "summary": summary, "description": description,
+            "responses": {"200": {"description": "OK"}}}
+
+
+def _path_parameters(*names: str) -> list[dict[str, Any]]:
+    return [{"name": n, "in": "path", "required": True, "schema": {"type": "string"}} for n in names]
+
+
+PULLS_API: dict[str, Any] = {
+    "openapi": "3.0.3", "info": {"title": "pulls", "version": "1"},
+    "paths": {
+        "/repos/{owner}/{repo}/pulls": {"parameters": _path_parameters("owner", "repo"),
+                                        "get": _operation("pulls_list", "List pull requests")},
+        "/repos/{owner}/{repo}/commits/{commit_sha}/pulls": {
+            "parameters": _path_parameters("owner", "repo", "commit_sha"),
+            "get": _operation("repos_list_pull_requests_associated_with_commit",
+                              "List pull requests associated with a commit",
+                              "The open or merged pull requests of the repository that brought the commit in.")},
+        **{f"/{r}": {"get": _operation(f"{r}_get", f"Get {r}")} for r in ("gists", "emojis", "meta", "user")},
+    },
+}
+
+
+async def test_search_prefers_the_sibling_whose_scopes_the_request_names() -> None:
+    """Through a real OpenAPI connector: 'pull requests of a repository' ranks the repository's list first."""
+    async with runtime(OpenApiConnector("github", PULLS_API, base_url="http://127.0.0.1:9")) as rt:
+        out = await rt.search("list the pull requests of a repository", limit=2)
+        assert [r.path for r in out.results] == ["github.pulls_list",
+                                                 "github.repos_list_pull_requests_associated_with_commit"]
+        named = await rt.search("pull requests that brought a commit in", limit=1)
+        assert named.results[0].path == "github.repos_list_pull_requests_associated_with_commit"
