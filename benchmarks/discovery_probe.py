@@ -100,6 +100,9 @@ def main() -> None:
         h, hp = bench.summarize(held), bench.summarize([r for r in held if r["paraphrase"]])
         print(f"held-out n={h['n']}: top-1 {bench.pct(h['top1'])}  top-5 {bench.pct(h['top5'])}  "
               f"paraphrase top-5 {bench.pct(hp['top5'])}")
+        a, ap = bench.summarize(rows), bench.summarize([r for r in rows if r["paraphrase"]])
+        print(f"whole file n={a['n']}: top-1 {bench.pct(a['top1'])}  top-5 {bench.pct(a['top5'])}  "
+              f"paraphrase top-5 {bench.pct(ap['top5'])}  MRR {a['mrr']:.3f}")
     if args.economy:
         times = []
         for intent in intents:
