@@ -66,6 +66,13 @@ def test_a_method_scoped_to_something_the_request_never_names_ranks_below_its_si
     assert [k for k, _s in ranked] == ["c.pulls_list", "c.repos_list_pull_requests_associated_with_commit"]
 
 
+def test_a_search_for_one_result_agrees_with_a_search_for_ten() -> None:
+    """The scope penalty compares results with their siblings beyond the ``limit`` asked for."""
+    index = SearchIndex(GITHUB_LIKE)
+    query = "list the pull requests of a repository"
+    assert index.rank(query, limit=1)[0] == index.rank(query, limit=10)[0][:1]
+
+
 def test_a_scope_the_request_names_keeps_its_method_first() -> None:
     """Naming the commit puts the commit-scoped sibling first again."""
     assert _first(GITHUB_LIKE, "pull requests associated with a commit") == \
@@ -111,3 +118,15 @@ def test_a_verb_or_a_path_parameter_in_a_longer_name_is_no_qualifier() -> None:
 def test_every_asks_for_the_collection() -> None:
     """'every' stands for the collection variants APIs name (deleteCollectionNamespacedPod)."""
     assert "collect" in {t for t, _w, _src in expand(stems("every"))}
+
+
+def test_a_tool_without_an_http_path_is_scoped_by_its_required_arguments() -> None:
+    """An MCP tool's required arguments are its scopes (an identifier alone is none); naming one picks that sibling."""
+    tools = [SearchDocument(key=f"t.{n}", connector="t", name=n, summary=s, required=r) for n, s, r in (
+        ("list_issues", "List the issues of a repository or an organization, newest first.", ("owner", "repo")),
+        ("list_org_issues", "List issues", ("org",)),
+        ("get_issue", "Get an issue", ("issue_id",)),
+        ("list_gists", "List gists", ()), ("get_meta", "Server information", ()), ("list_emojis", "Emojis", ()))]
+    index = SearchIndex(tools)
+    assert index.scopes[:3] == [(("owner",), ("repo",)), (("org",),), (("issu",),)]
+    assert index.rank("issues of an organization", limit=1)[0][0][0] == "t.list_org_issues"
