@@ -338,7 +338,8 @@ class CodemodeRuntime:
         text = f"{error_type}: {message}" + (f" (line {lineno})" if lineno else "")
         if catalog.unavailable:  # the reasons themselves are for the author (%connectors), not the model
             text += " " + unavailable_note(catalog.unavailable, self._connectors)
-        if not j.transition(execution_id, ["running"], "error", error=text, error_type=error_type, logs=logs):
+        if not j.transition(execution_id, ["running"], "error", error=text, error_type=error_type, logs=logs,
+                            settle_pending=_any_pending(state)):
             return await self._superseded(j, execution_id, state, logs)
         await self._hooks(execution_id, "error", terminal=True)
         out = _error_output(execution_id, error_type, text, logs)
@@ -367,7 +368,8 @@ class CodemodeRuntime:
                 log.warning("transform_result failed (%s: %s); returning the raw result of %s",
                             type(exc).__name__, _clip(str(exc)), execution_id)
                 shown = value
-        if not j.transition(execution_id, ["running"], "completed", result=stored, result_note=note, logs=logs):
+        if not j.transition(execution_id, ["running"], "completed", result=stored, result_note=note, logs=logs,
+                            settle_pending=_any_pending(state)):
             return await self._superseded(j, execution_id, state, logs)
         await self._hooks(execution_id, "completed", terminal=True)
         done: dict[str, Any] = {"status": "completed", "execution_id": execution_id, "result": shown}
@@ -679,6 +681,11 @@ REVERT_UNKNOWN = ("RevertOutcomeUnknown: the host stopped while this call was be
 
 def _clip(text: str, limit: int = 500) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _any_pending(state: PassState) -> bool:
+    """Whether the pass's journal had a pending entry (the store's copy may still, until settled)."""
+    return any(e.state == "pending" for e in state.journal.values())
 
 
 def _refused(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

@@ -44,8 +44,10 @@ class RuntimeJournal:
     def list_executions(self, limit: int | None = None, statuses: Sequence[str] | None = None) -> list[ExecutionRow]:
         return self.store.list_executions(self.conn, self.runtime, limit, statuses)
 
-    def transition(self, execution_id: str, expected: Sequence[str], status: str, **fields: Any) -> bool:
-        return self.store.transition(self.conn, self.runtime, execution_id, expected, status, **fields)
+    def transition(self, execution_id: str, expected: Sequence[str], status: str, *, settle_pending: bool = True,
+                   **fields: Any) -> bool:
+        return self.store.transition(self.conn, self.runtime, execution_id, expected, status,
+                                     settle_pending=settle_pending, **fields)
 
     def terminal_beyond(self, keep: int, terminal: Sequence[str]) -> list[str]:
         return self.store.terminal_beyond(self.conn, self.runtime, keep, terminal)
