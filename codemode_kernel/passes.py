@@ -120,6 +120,7 @@ class PassHandler:
         search: Callable[..., Any],
         describe: Callable[..., Any],
         snippet: Callable[[str, Any], Reply],
+        begun: Callable[[], Exception | None] | None = None,
     ) -> None:
         self.journal = journal
         self.catalog = catalog
@@ -129,11 +130,20 @@ class PassHandler:
         self._snippet = snippet
         # The outcome of the call answered last, not yet in the store: (seq, state, result, error).
         self._unsaved: tuple[int, str, str | None, str | None] | None = None
+        # Records the start of the pass if that is not done yet; the failure if it failed. No
+        # request is answered before it (runtime.PassStart).
+        self._begun = begun
 
     async def __call__(self, message: dict[str, Any]) -> Reply:
         """Answer one request. Never raises: a failure on the host side ends the pass as an error,
         whatever the sandbox does next (issue 10, item 2: before, a caught host exception let the
         sandbox report ``completed``)."""
+        if self._begun is not None:
+            failed = self._begun()
+            if failed is not None:
+                return self.fail("StoreError", f"the host could not record the start of the pass ({failed}); "
+                                 "the pass was stopped")
+            self._begun = None
         self.flush()
         try:
             return await self._answer(message)

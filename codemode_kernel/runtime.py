@@ -73,6 +73,73 @@ def new_execution_id() -> str:
     return "".join(_CROCKFORD[(value >> (5 * i)) & 31] for i in range(25, -1, -1))
 
 
+class PassStart:
+    """The commit that records a new execution and the start of its first pass, made while the
+    sandbox compiles and starts running the code instead of before it is handed over (issue 12).
+
+    It promises as much as committing first: :meth:`ensure` runs before the host answers any
+    request of the pass (:class:`~codemode_kernel.passes.PassHandler`), before any printed text
+    reaches the caller, and before the runtime records or returns the pass's outcome. Until
+    then the sandbox can reach nothing outside (every effect goes through the host), so a host
+    that stops before the commit leaves no trace and nothing done, like one that stopped before
+    ``execute`` began. A commit that fails stops the pass (its requests get ``abort``; a pass
+    still running is cancelled), and the caller gets a ``StoreError`` with nothing recorded.
+    """
+
+    def __init__(self, commit: Callable[[], object]) -> None:
+        self._commit = commit
+        self._done = False
+        self.error: StoreError | None = None
+        self.passing = False  # the runtime is awaiting the executor
+        self._task: asyncio.Task[Any] | None = None
+        self._cancelled = False
+
+    def ensure(self) -> StoreError | None:
+        """Commit if that has not happened yet; the failure, if it failed."""
+        if not self._done:
+            self._done = True
+            try:
+                self._commit()
+            except StoreError as exc:
+                self.error = exc
+        return self.error
+
+    def overlap(self, schedule: Callable[[Callable[[], None]], None]) -> None:
+        """Have ``schedule`` commit while the pass starts (the runtime is about to await it)."""
+        self._task = asyncio.current_task()
+        self.passing = True
+        schedule(self._overlapped)
+
+    def _overlapped(self) -> None:
+        if self._done:
+            return
+        if self.ensure() is not None and self.passing and self._task is not None:
+            self._cancelled = True
+            self._task.cancel()  # stop the sandbox now: whatever it does cannot be recorded
+
+    def stopped_pass(self) -> bool:
+        """Whether a CancelledError out of the executor was this commit's failure (then it is
+        taken back; any other cancellation goes on)."""
+        if not self._cancelled:
+            return False
+        self._cancelled = False
+        task = self._task
+        return task is not None and task.uncancel() == 0
+
+    def gate_output(self, on_output: OutputCallback | None) -> OutputCallback | None:
+        """``on_output`` that lets no text through before the commit (none at all if it failed)."""
+        if on_output is None:
+            return None
+        forward = on_output
+
+        def gated(text: str) -> object:
+            if self.ensure() is not None:
+                return None
+            return forward(text)
+
+        return gated
+
+
 @dataclass(frozen=True)
 class CodemodeTool:
     """The model-facing tool: one tool named ``codemode`` taking ``{"code": str}``.
@@ -186,23 +253,26 @@ class CodemodeRuntime:
             if size > codec.MAX_VALUE_CHARS:
                 problem = ("ValueTooLarge", f"the carried-over variables are {size:,} characters; the limit "
                            f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")
+        connectors = sorted(catalog.methods)
+        options = {"capture_variables": capture_variables}
         try:
             with open_journal(self.store, self.name) as j:
                 # One transaction: the prune (before the insert: the new execution is never a victim),
                 # the new execution, and the start of its first pass (issue 12).
-                j.start_execution(execution_id, code, sorted(catalog.methods), encoded_inputs,
-                                  {"capture_variables": capture_variables}, keep=self.max_executions,
-                                  terminal=sorted(TERMINAL_STATUSES), passes=0 if problem else 1)
+                def start(passes: int = 1) -> None:
+                    j.start_execution(execution_id, code, connectors, encoded_inputs, options,
+                                      keep=self.max_executions, terminal=sorted(TERMINAL_STATUSES), passes=passes)
+
                 if problem is not None:
+                    start(passes=0)
                     j.transition(execution_id, ["running"], "error",
                                           error=problem[1], error_type=problem[0])
                     await self._hooks(execution_id, "error", terminal=True)
                     return _error_output(execution_id, problem[0], problem[1])
                 t = now_ms()
                 row = ExecutionRow(self.name, execution_id, code, "running", None, None, None, None, [],
-                                   sorted(catalog.methods), encoded_inputs, {"capture_variables": capture_variables},
-                                   1, t, t)
-                return await self._pass(j, row, catalog, None, on_output)
+                                   connectors, encoded_inputs, options, 1, t, t)
+                return await self._pass(j, row, catalog, None, on_output, begin=PassStart(start))
         except StoreError as exc:  # the journal failed (locked, full, …): data, like every other failure
             return _error_output(execution_id, "StoreError", str(exc))
 
@@ -248,9 +318,11 @@ class CodemodeRuntime:
             return await self._pass(j, row, catalog, approved_seq, on_output, journal)
 
     async def _pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, approved_seq: int | None,
-                    on_output: OutputCallback | None, entries: Sequence[EntryRow] = ()) -> dict[str, Any]:
-        """Run pass ``row.passes`` (the store has recorded that it began) over the journal ``entries``
-        (read once per pass; a new execution has none)."""
+                    on_output: OutputCallback | None, entries: Sequence[EntryRow] = (),
+                    begin: PassStart | None = None) -> dict[str, Any]:
+        """Run pass ``row.passes`` over the journal ``entries`` (read once per pass; a new execution
+        has none). The store has recorded that the pass began, or ``begin`` records it while the
+        sandbox starts (see :class:`PassStart`)."""
         execution_id = row.id
         pass_number = row.passes
         journal = {e.seq: e for e in entries}
@@ -261,19 +333,33 @@ class CodemodeRuntime:
             search=lambda q, **o: self._search(catalog, j, q, **o).to_dict(),
             describe=lambda t, **o: self._describe(catalog, j, t, **o).to_dict(),
             snippet=lambda n, i: snippets.run_request(catalog, j, n, i),
+            begun=begin.ensure if begin is not None else None,
         )
+        if begin is not None:
+            on_output = begin.gate_output(on_output)
+            begin.overlap(self._schedule_begin)
         self._active.add(execution_id)
         try:
             result = await self.executor.execute(row.code, catalog.namespaces(), host=handler,
                                                  inputs=row.inputs, on_output=on_output,
                                                  capture_variables=bool(row.options.get("capture_variables")),
                                                  replay=plan)
+        except asyncio.CancelledError:
+            if begin is None or not begin.stopped_pass():
+                raise
+            result = ExecuteResult()  # the start failed and stopped the pass: said just below
         except Exception as exc:  # an executor must return errors as data; one that raised failed the pass
             log.warning("the executor raised during a pass", exc_info=True)
             result = ExecuteResult(error=SandboxError("ExecutorError", (
                 f"the executor failed during the pass ({type(exc).__name__}: {_clip(str(exc))})")))
         finally:
             self._active.discard(execution_id)
+            if begin is not None:
+                begin.passing = False
+        if begin is not None and (failed := begin.ensure()) is not None:
+            begin.stopped_pass()  # a cancellation the executor swallowed is taken back too
+            # Nothing was recorded and no request of the pass was answered: the caller hears why.
+            return _error_output(execution_id, "StoreError", str(failed), bounded_lines(result.logs))
         try:
             handler.flush()  # the last call's outcome, before the pass's own
             return await self._end_pass(j, row, catalog, state, result)
@@ -289,6 +375,14 @@ class CodemodeRuntime:
                 log.warning("could not record the failed pass of %s", execution_id, exc_info=True)
             await self._hooks(execution_id, "error", terminal=True)
             return _error_output(execution_id, "HostError", text, result.logs)
+
+    @staticmethod
+    def _schedule_begin(callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the executor has handed the code to the sandbox: two loop turns
+        on (the executor starts its conversation in a task of its own, which writes the code in
+        its first step). If it comes later, the pass only overlaps less: the gate holds anyway."""
+        loop = asyncio.get_running_loop()
+        loop.call_soon(loop.call_soon, callback)
 
     async def _end_pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, state: PassState,
                         result: ExecuteResult) -> dict[str, Any]:
