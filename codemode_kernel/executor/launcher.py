@@ -426,11 +426,8 @@ def _config_key(config: dict[str, Any]) -> str:
 class ZygoteLauncher:
     """Forks every worker from a zygote; replaces a zygote that died, misbehaved or aged out."""
 
-    #: Forking costs about a millisecond of CPU, but a child forked and confined while a pass runs
-    #: takes the second CPU and the host's GIL from it (the refill landed in 99-148 of 150 passes
-    #: of '1 + 1', issue 12). So the pool refills when the pass ends, or 10 ms after it began if
-    #: it still runs; in bursts (passes overtaking the refill) it refills at once.
-    refill_delay = 0.01
+    #: Forking costs about a millisecond of CPU: the pool refills at once.
+    refill_delay = 0.0
     #: Back to back, one more child forked ahead: a pass finds one ready while the next is forked.
     burst = 1
 

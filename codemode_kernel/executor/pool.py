@@ -228,13 +228,9 @@ class WarmPool:
                 worker = self._idle.popleft()
                 if worker.alive():
                     now = time.monotonic()
+                    self._due = now + self.launcher.refill_delay
                     if worker.ready is None and not _said_something(worker):
                         self._burst_until = now + BURST_HOLD
-                    # In a burst, a launcher with burst workers refills at once: the next pass is
-                    # already coming. Otherwise the refill waits for this pass to end (retire) or
-                    # for the launcher's delay, so that it does not compete with the pass.
-                    bursting = now < self._burst_until and getattr(self.launcher, "burst", 0) > 0
-                    self._due = now + (0.0 if bursting else self.launcher.refill_delay)
                     self._wake()
                     return worker
                 worker.close()
