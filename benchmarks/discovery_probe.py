@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import sys
 import time
@@ -40,24 +39,9 @@ async def load(economy: bool = False) -> tuple[list[search.SearchDocument], list
     async with CodemodeRuntime(connectors, store="sqlite://", executor=InProcessExecutor()) as rt:
         catalog = await rt.catalog()
         docs = [search.method_document(m) for m in catalog.all_methods()]
-        intents = tuning_file_intents(catalog)
+        intents = bench.load_intents(catalog, bench.INTENTS)  # the tuning file only, never the fresh set
         tokens = await bench.token_economy(rt, intents) if economy else {}
     return docs, intents, tokens
-
-
-def tuning_file_intents(catalog: Any) -> list[dict[str, Any]]:
-    """``discovery_intents.json`` only, every third held out (bench_discovery's split, read here so a
-    change to its loader cannot bring another file in)."""
-    raw = json.loads(bench.INTENTS.read_text(encoding="utf-8"))["intents"]
-    out = []
-    for i, item in enumerate(raw):
-        expect = list(item["expect"])
-        summaries = [bench.summary_of(catalog.methods[e.split(".")[0]][e.split(".", 1)[1]].tool.description)
-                     for e in expect]
-        shared = set().union(*(bench._stems(s) for s in summaries)) & bench._stems(item["q"])
-        out.append({"q": item["q"], "expect": expect, "connector": expect[0].split(".")[0],
-                    "paraphrase": not shared, "holdout": i % 3 == 2})
-    return out
 
 
 def measure(index: search.SearchIndex, intents: list[dict[str, Any]]) -> list[dict[str, Any]]:
