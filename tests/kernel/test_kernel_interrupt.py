@@ -27,11 +27,10 @@ def test_interrupt_stops_the_running_pass_and_the_kernel_stays_usable(limited_ke
         msg = kernel.kc.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
         if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream":
             break
-    started = time.monotonic()
     kernel.km.interrupt_kernel()
     reply = kernel.shell_reply(msg_id, timeout=20)
-    assert time.monotonic() - started < 2.5, "interrupted well before the 3 s time limit"
     assert reply["content"]["status"] == "error"
+    # "Interrupted", not "Timeout": the interrupt stopped the pass, not its 3 s time limit (no clock needed).
     assert reply["content"]["ename"] == "Interrupted"
     assert kernel.ok("6 * 7").result == {"text/plain": "42"}
     journal = kernel.ok("%executions 3").of("display_data")[0]["data"]["text/plain"]
@@ -59,9 +58,7 @@ def test_interrupt_stops_a_host_cell_with_keyboard_interrupt(limited_kernel: Ker
         msg = kernel.kc.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
         if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream":
             break
-    started = time.monotonic()
     kernel.km.interrupt_kernel()
-    reply = kernel.shell_reply(msg_id, timeout=20)
-    assert time.monotonic() - started < 5
+    reply = kernel.shell_reply(msg_id, timeout=20)  # the cell sleeps 30 s: a reply within 20 s is the interrupt's
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
     assert kernel.ok("'after'").result == {"text/plain": "'after'"}
