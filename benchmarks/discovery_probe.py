@@ -1,7 +1,7 @@
-"""A quick probe of the discovery ranker on the tuning split (issue 13, round 5).
+"""A quick probe of the discovery ranker on the tuning split (issue 13, round 5) and the dev set (round 6).
 
 Run: .venv/bin/python benchmarks/discovery_probe.py [--misses sibling,action] [--holdout] [--economy]
-     [--set NAME=VALUE ...]
+     [--dev] [--set NAME=VALUE ...]
 
 Loads the six API descriptions and the intents the way ``bench_discovery.py`` does, then
 reports top-1 / top-5 / paraphrase top-5 on the tuning split (index % 3 != 2) only, and the
@@ -11,7 +11,10 @@ printed). ``--set`` overrides a constant of ``codemode_kernel.discovery.search``
 ``--misses`` lists the tuning split's top-1 misses of the named causes (bench_discovery's
 grouping) with the first five results, to study siblings and actions. ``--economy`` adds the
 latency and the token figures (the discovery round over all the file's intents, as in
-bench_discovery). It never reads ``discovery_intents_fresh.json``.
+bench_discovery). ``--dev`` adds the dev set (``discovery_intents_fresh.json``, the first fresh set,
+tuned on since round 6): top-1 / top-5 / MRR / paraphrase top-5 / top-5 with ``connector=`` given,
+the same per connector, and each of its top-5 misses with the first five results. It never reads
+the blind set, which only the lead measures (with bench_discovery).
 """
 
 from __future__ import annotations
@@ -32,24 +35,58 @@ from codemode_kernel import CodemodeRuntime, InProcessExecutor
 from codemode_kernel.discovery import search
 
 
-async def load(economy: bool = False) -> tuple[list[search.SearchDocument], list[dict[str, Any]], dict[str, Any]]:
-    """The catalog's documents, the tuning file's intents and, with ``economy``, bench_discovery's token
-    economy over them (the median discovery round: top-5 search plus one describe)."""
+DEV_INTENTS = bench.FRESH_INTENTS  # the first fresh set, a dev set since round 6 (its "about" says so)
+
+
+async def load(economy: bool = False, dev: bool = False) -> tuple[
+        list[search.SearchDocument], list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
+    """The catalog's documents, the tuning file's intents, with ``economy`` bench_discovery's token
+    economy over them (the median discovery round: top-5 search plus one describe), and with ``dev``
+    the dev set's intents."""
     connectors = bench.load_connectors(bench.fetch(lambda s: print(s, file=sys.stderr)))
     async with CodemodeRuntime(connectors, store="sqlite://", executor=InProcessExecutor()) as rt:
         catalog = await rt.catalog()
         docs = [search.method_document(m) for m in catalog.all_methods()]
-        intents = bench.load_intents(catalog, bench.INTENTS)  # the tuning file only, never the fresh set
+        intents = bench.load_intents(catalog, bench.INTENTS)
+        dev_intents = bench.load_intents(catalog, DEV_INTENTS) if dev else []
         tokens = await bench.token_economy(rt, intents) if economy else {}
-    return docs, intents, tokens
+    return docs, intents, tokens, dev_intents
 
 
 def measure(index: search.SearchIndex, intents: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for intent in intents:
         ranked = [k for k, _ in index.rank(intent["q"], limit=bench.TOP)[0]]
-        rows.append({**intent, "rank": bench.rank_of(ranked, intent["expect"]), "top": ranked[:5]})
+        given = [k for k, _ in index.rank(intent["q"], connector=intent["connector"], limit=bench.TOP)[0]]
+        rows.append({**intent, "rank": bench.rank_of(ranked, intent["expect"]), "top": ranked[:5],
+                     "given": bench.rank_of(given, intent["expect"])})
     return rows
+
+
+def report_dev(index: search.SearchIndex, intents: list[dict[str, Any]], show_misses: bool) -> None:
+    """The dev set's figures, overall and per connector, and (``show_misses``) its top-5 misses."""
+    rows = measure(index, intents)
+
+    def line(subset: list[dict[str, Any]]) -> str:
+        s = bench.summarize(subset)
+        p = bench.summarize([r for r in subset if r["paraphrase"]])
+        g = bench.summarize([{**r, "rank": r["given"]} for r in subset])
+        para = bench.pct(p["top5"]) if p["n"] else "-"
+        return (f"n={s['n']:<3} top-1 {bench.pct(s['top1']):>6}  top-5 {bench.pct(s['top5']):>6}  "
+                f"MRR {s['mrr']:.3f}  paraphrase top-5 {para:>6}  connector= given top-5 {bench.pct(g['top5']):>6}")
+
+    print(f"dev {line(rows)}")
+    for c in sorted({r["connector"] for r in rows}):
+        print(f"  {c:<11}{line([r for r in rows if r['connector'] == c])}")
+    if show_misses:
+        for row in rows:
+            if row["rank"] is not None and row["rank"] <= 5:
+                continue
+            cause, note = bench.miss_cause(row, index)
+            print(f"[{cause}] [{row['rank'] or '-'}|given {row['given'] or '-'}] {row['q']!r} -> "
+                  f"{' | '.join(row['expect'])}  {note}")
+            for key in row["top"]:
+                print(f"      {key}")
 
 
 def main() -> None:
@@ -59,13 +96,15 @@ def main() -> None:
     parser.add_argument("--holdout", action="store_true", help="also print the held-out split's aggregate figures")
     parser.add_argument("--economy", action="store_true",
                         help="also print latency p50/p95 over all the file's intents and the discovery round's tokens")
+    parser.add_argument("--dev", action="store_true", help="also report the dev set (the first fresh set)")
+    parser.add_argument("--dev-misses", action="store_true", help="with --dev, list the dev set's top-5 misses")
     args = parser.parse_args()
     for item in args.set:
         name, value = item.split("=", 1)
         if not hasattr(search, name):
             raise SystemExit(f"search has no constant {name}")
         setattr(search, name, type(getattr(search, name))(float(value)))
-    docs, intents, tokens = asyncio.run(load(args.economy))
+    docs, intents, tokens, dev_intents = asyncio.run(load(args.economy, args.dev))
     build_cpu = []
     for _ in range(3):
         started = time.process_time()
@@ -87,6 +126,8 @@ def main() -> None:
         a, ap = bench.summarize(rows), bench.summarize([r for r in rows if r["paraphrase"]])
         print(f"whole file n={a['n']}: top-1 {bench.pct(a['top1'])}  top-5 {bench.pct(a['top5'])}  "
               f"paraphrase top-5 {bench.pct(ap['top5'])}  MRR {a['mrr']:.3f}")
+    if args.dev:
+        report_dev(index, dev_intents, args.dev_misses)
     if args.economy:
         times = []
         for intent in intents:
