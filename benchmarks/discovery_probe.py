@@ -34,7 +34,6 @@ import bench_discovery as bench
 from codemode_kernel import CodemodeRuntime, InProcessExecutor
 from codemode_kernel.discovery import search
 
-
 DEV_INTENTS = bench.FRESH_INTENTS  # the first fresh set, a dev set since round 6 (its "about" says so)
 
 
