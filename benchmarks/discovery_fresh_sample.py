@@ -1,6 +1,6 @@
-"""How the methods behind ``discovery_intents_fresh.json`` were chosen (issue 13).
+"""How the methods behind ``discovery_intents_fresh.json`` and ``discovery_intents_blind.json`` were chosen (issue 13).
 
-Run: .venv/bin/python benchmarks/discovery_fresh_sample.py [--json]
+Run: .venv/bin/python benchmarks/discovery_fresh_sample.py [--blind] [--json]
 
 The fresh intent set measures ``codemode.search`` on requests nobody tuned the ranker on. Its
 methods are a seeded random sample, stratified by connector: the six catalogs are loaded the
@@ -17,6 +17,12 @@ Skipped, in the order tested:
 * *indistinguishable*: ``INDISTINGUISHABLE`` below, a method no wording could tell apart
   from a sibling (each with the reason). Written while reading the sample, before any
   ranker ran on the set.
+
+The *blind* sample (``--blind``, behind ``discovery_intents_blind.json``) is drawn the same
+way with its own seed, ``BLIND_SEED``, after the first set became a dev set that the ranker
+is tuned on. It also skips every method the first sample took (*in the first fresh sample*),
+so the two sets measure different methods; its indistinguishable methods are
+``BLIND_INDISTINGUISHABLE``. The first sample is unchanged: same seed, same output.
 
 The script prints each sampled method with what the writer read (path, HTTP line, summary,
 description, required parameters) and, with ``--json``, the sample as a list of paths.
@@ -43,12 +49,16 @@ from codemode_kernel import CodemodeRuntime, InProcessExecutor
 from codemode_kernel.catalog import Method
 
 SEED = "issue-13-fresh-2026-11-30"
+BLIND_SEED = "issue-13-blind-2026-11-30"
 PER_CONNECTOR = 16
 _VERBS = ("get", "put", "post", "delete", "patch", "head", "options")
 _HTTP = re.compile(r"^HTTP: ([A-Z]+) (\S+)", re.MULTILINE)
 
 # path -> why no request could single it out (filled in while the sample was read).
 INDISTINGUISHABLE: dict[str, str] = {}
+# The same for the blind sample (filled in while that sample was read, before any ranker ran on it).
+BLIND_INDISTINGUISHABLE: dict[str, str] = {}
+IN_FIRST_SAMPLE = "in the first fresh sample"
 
 
 def deprecated_operations(paths: dict[str, Path]) -> set[tuple[str, str, str]]:
@@ -71,25 +81,40 @@ def http_of(method: Method) -> tuple[str, str]:
     return (found.group(1), found.group(2)) if found else ("", "")
 
 
-def sample(methods: Sequence[Method], deprecated: set[tuple[str, str, str]]) -> tuple[list[Method], dict[str, str]]:
-    """The sampled methods, connector by connector, and the skipped ones with the reason."""
+def sample(methods: Sequence[Method], deprecated: set[tuple[str, str, str]], seed: str = SEED,
+           indistinguishable: dict[str, str] | None = None,
+           exclude: frozenset[str] = frozenset()) -> tuple[list[Method], dict[str, str]]:
+    """The sampled methods, connector by connector, and the skipped ones with the reason.
+
+    By default the first fresh sample; ``blind_sample`` passes the blind seed and excludes it.
+    """
+    hopeless = INDISTINGUISHABLE if indistinguishable is None else indistinguishable
     chosen: list[Method] = []
     skipped: dict[str, str] = {}
     for connector in sorted({m.connector for m in methods}):
         pool = sorted((m for m in methods if m.connector == connector), key=lambda m: m.path)
-        random.Random(f"{SEED}:{connector}").shuffle(pool)
+        random.Random(f"{seed}:{connector}").shuffle(pool)
         taken = 0
         for m in pool:
             if taken == PER_CONNECTOR:
                 break
             if (connector, *http_of(m)) in deprecated:
                 skipped[m.path] = "deprecated"
-            elif m.path in INDISTINGUISHABLE:
-                skipped[m.path] = INDISTINGUISHABLE[m.path]
+            elif m.path in exclude:
+                skipped[m.path] = IN_FIRST_SAMPLE
+            elif m.path in hopeless:
+                skipped[m.path] = hopeless[m.path]
             else:
                 chosen.append(m)
                 taken += 1
     return chosen, skipped
+
+
+def blind_sample(methods: Sequence[Method],
+                 deprecated: set[tuple[str, str, str]]) -> tuple[list[Method], dict[str, str]]:
+    """The second (blind) sample: its own seed, none of the methods the first sample took."""
+    first, _skipped = sample(methods, deprecated)
+    return sample(methods, deprecated, BLIND_SEED, BLIND_INDISTINGUISHABLE, frozenset(m.path for m in first))
 
 
 def show(m: Method) -> str:
@@ -105,19 +130,23 @@ def show(m: Method) -> str:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print the sample as a JSON list of paths")
+    parser.add_argument("--blind", action="store_true",
+                        help="the second (blind) sample: seed BLIND_SEED, without the first sample's methods")
     args = parser.parse_args()
     paths = fetch(lambda s: print(s, file=sys.stderr))
     async with CodemodeRuntime(load_connectors(paths), store="sqlite://", executor=InProcessExecutor()) as rt:
         methods = (await rt.catalog()).all_methods()
-    chosen, skipped = sample(methods, deprecated_operations(paths))
+    draw = blind_sample if args.blind else sample
+    seed = BLIND_SEED if args.blind else SEED
+    chosen, skipped = draw(methods, deprecated_operations(paths))
     if args.json:
-        result: dict[str, Any] = {"seed": SEED, "per_connector": PER_CONNECTOR,
+        result: dict[str, Any] = {"seed": seed, "per_connector": PER_CONNECTOR,
                                   "sample": [m.path for m in chosen], "skipped": skipped}
         print(json.dumps(result, indent=1))
         return
     for m in chosen:
         print(show(m))
-    print(f"{len(chosen)} sampled (seed {SEED!r}, {PER_CONNECTOR} per connector); {len(skipped)} skipped:")
+    print(f"{len(chosen)} sampled (seed {seed!r}, {PER_CONNECTOR} per connector); {len(skipped)} skipped:")
     for path, why in skipped.items():
         print(f"  {path}: {why}")
 
