@@ -29,7 +29,15 @@ seeded sample of 16 methods per connector) is a second measurement on 96 request
 blind to the ranker after the held-out third of the first file had been partly seen while
 tuning: ``codemode.search`` and plain BM25, top-1 / top-5 / MRR / paraphrase top-5 / top-5
 with ``connector=`` given, printed beside the held-out figures and under ``"fresh"`` in the
-JSON. Its misses are deliberately not listed: nobody tunes on it.
+JSON. Since 2026-11-30 22:00 the ranker is tuned on it: it is reported as the *dev set*
+(``DEV_LABEL``) and is no longer a blind figure.
+
+The *blind set* (``discovery_intents_blind.json``, ``discovery_fresh_sample.py --blind``: its
+own seed, 16 methods per connector, none of the first sample's) is the measurement nobody
+tunes on: 96 requests written without reading the ranker or the other sets' intents, measured
+exactly as the dev set (same rankers, same columns), printed after it and under ``"blind"``
+in the JSON. Neither set's misses are listed; the blind set's per-intent results are never
+printed or written anywhere.
 """
 
 from __future__ import annotations
@@ -67,6 +75,11 @@ CACHE = ROOT / ".bench-cache" / "discovery"
 INTENTS = Path(__file__).resolve().parent / "discovery_intents.json"
 # Never tuned on: every intent of it counts as held out (see its "about").
 FRESH_INTENTS = Path(__file__).resolve().parent / "discovery_intents_fresh.json"
+# Tuned on from 2026-11-30 22:00 (see its "about"): reported as the dev set.
+DEV_LABEL = "dev set (first fresh set, tuned on from 2026-11-30 22:00)"
+# Written after that, blind to the ranker and to the other sets; never tuned on (see its "about").
+BLIND_INTENTS = Path(__file__).resolve().parent / "discovery_intents_blind.json"
+BLIND_LABEL = "blind set (discovery_intents_blind.json, never tuned on)"
 # connector name -> (npm package, member inside the tarball)
 SOURCES = {
     "github": ("@octokit/openapi@23.0.2", "package/generated/api.github.com.json"),
@@ -147,7 +160,7 @@ def summary_of(description: str) -> str:
 
 
 def load_intents(catalog: Catalog, source: Path = INTENTS) -> list[dict[str, Any]]:
-    """The intents of ``source``; in the tuning file every third is held out, in the fresh file all are."""
+    """The intents of ``source``; in the tuning file every third is held out, in the dev and blind files all are."""
     raw = json.loads(source.read_text(encoding="utf-8"))["intents"]
     never_tuned = source != INTENTS
     out = []
@@ -523,7 +536,7 @@ def print_minilm(report: dict[str, Any]) -> None:
         if isinstance(r, dict) and "overall" in r:
             line = (f"  {label:<22} top-1 {pct(r['overall']['top1'])}  top-5 {pct(r['overall']['top5'])}  "
                     f"paraphrase top-5 {pct(r['paraphrase']['top5'])}")
-            if r["tuned"].get("n"):  # the fresh set has no tuning split: all of it is held out
+            if r["tuned"].get("n"):  # the dev and blind sets have no tuning split: all of each is held out
                 line += (f"  tuned top-5 {pct(r['tuned']['top5'])}  holdout top-1 {pct(r['holdout']['top1'])} "
                          f"top-5 {pct(r['holdout']['top5'])}  "
                          f"holdout paraphrase top-5 {pct(r['holdout_paraphrase']['top5'])}")
@@ -544,23 +557,23 @@ def print_semantic(report: dict[str, Any]) -> None:
               f"paraphrase top-5 {pct(r['paraphrase']['top5'])}  holdout top-5 {pct(r['holdout']['top5'])}")
 
 
-def fresh_report(results: list[dict[str, Any]], intents: list[dict[str, Any]]) -> dict[str, Any]:
-    """The fresh set's figures for the JSON output (its rows, which name the misses, left out)."""
-    return {"intents": len(intents), "paraphrases": sum(1 for i in intents if i["paraphrase"]),
+def fresh_report(results: list[dict[str, Any]], intents: list[dict[str, Any]], label: str) -> dict[str, Any]:
+    """The dev or blind set's figures for the JSON output (its rows, which name the misses, left out)."""
+    return {"label": label, "intents": len(intents), "paraphrases": sum(1 for i in intents if i["paraphrase"]),
             "rankers": [{k: v for k, v in r.items() if k != "rows"} for r in results]}
 
 
-def print_fresh(fresh: list[dict[str, Any]], tuning: list[dict[str, Any]], intents: list[dict[str, Any]]) -> None:
-    """The fresh set beside the tuning file's held-out third, ranker by ranker."""
+def print_fresh(fresh: list[dict[str, Any]], tuning: list[dict[str, Any]], intents: list[dict[str, Any]],
+                label: str = DEV_LABEL, short: str = "dev set") -> None:
+    """The dev (or blind) set beside the tuning file's held-out third, ranker by ranker: aggregates only."""
     para = sum(1 for i in intents if i["paraphrase"])
     print()
-    print(f"fresh set (discovery_intents_fresh.json, never tuned on): {len(intents)} intents, {para} paraphrases "
-          f"= {100 * para / len(intents):.0f} %")
+    print(f"{label}: {len(intents)} intents, {para} paraphrases = {100 * para / len(intents):.0f} %")
     print(f"{'ranker':<22}{'intents':<11}{'n':>4}{'top-1':>8}{'top-5':>8}{'MRR':>7}{'para top-5':>12}"
           f"{'top-5 connector= given':>24}")
     held = {r["ranker"]: r for r in tuning}
     for r in fresh:
-        rows = [("held out", r["ranker"] in held and held[r["ranker"]], "holdout"), ("fresh", r, "overall")]
+        rows = [("held out", r["ranker"] in held and held[r["ranker"]], "holdout"), (short, r, "overall")]
         for label, source, split in rows:
             if not source:
                 continue
@@ -569,7 +582,7 @@ def print_fresh(fresh: list[dict[str, Any]], tuning: list[dict[str, Any]], inten
             given = source["holdout_connector_given" if split == "holdout" else "connector_given"]
             print(f"{r['ranker']:<22}{label:<11}{o['n']:>4}{pct(o['top1']):>8}{pct(o['top5']):>8}{o['mrr']:7.3f}"
                   f"{pct(para_split['top5']):>12}{pct(given['top5']):>24}")
-    print("fresh set per connector, top-1 / top-5 / MRR:")
+    print(f"{short} per connector, top-1 / top-5 / MRR:")
     print(f"{'connector':<12}{'n':>4}" + "".join(f"{r['ranker']:>26}" for r in fresh))
     for c in fresh[0]["connectors"]:
         cells = "".join(f"{pct(r['connectors'][c]['top1']):>9}{pct(r['connectors'][c]['top5']):>9}"
@@ -598,6 +611,7 @@ async def main() -> None:
         methods = catalog.all_methods()
         intents = load_intents(catalog)
         fresh_intents = load_intents(catalog, FRESH_INTENTS)
+        blind_intents = load_intents(catalog, BLIND_INTENTS)
 
         docs = [method_document(m) for m in methods]
         index, build_ms = timed_build(lambda: SearchIndex(docs))
@@ -639,29 +653,41 @@ async def main() -> None:
         semantic = semantic_report(methods, index, intents) if args.semantic else None
         minilm = minilm_report(index, intents, args.minilm) if args.minilm else None
         minilm_fresh = minilm_report(index, fresh_intents, args.minilm) if args.minilm else None
+        minilm_blind = minilm_report(index, blind_intents, args.minilm) if args.minilm else None
         # Measured last, so that nothing above changes: the same index and baseline, other requests.
         fresh = [
             evaluate("codemode.search (new)", lambda q: [k for k, _ in index.rank(q, limit=TOP)[0]], fresh_intents,
                      build_ms, lambda q, c: [k for k, _ in index.rank(q, connector=c, limit=TOP)[0]]),
             evaluate("plain BM25", plain.rank, fresh_intents, plain_ms),
         ]
+        blind = [
+            evaluate("codemode.search (new)", lambda q: [k for k, _ in index.rank(q, limit=TOP)[0]], blind_intents,
+                     build_ms, lambda q, c: [k for k, _ in index.rank(q, connector=c, limit=TOP)[0]]),
+            evaluate("plain BM25", plain.rank, blind_intents, plain_ms),
+        ]
     if args.json:
         print(json.dumps({"benchmark": "discovery", "methods": len(methods), "intents": len(intents),
                           "paraphrases": sum(1 for i in intents if i["paraphrase"]),
                           "rankers": [{k: v for k, v in r.items() if k != "rows"} for r in results],
                           "tokens": economy, **({"semantic": semantic} if semantic else {}),
-                          **({"minilm": minilm, "minilm_fresh": minilm_fresh} if minilm else {}),
-                          "fresh": fresh_report(fresh, fresh_intents)}))
+                          **({"minilm": minilm, "minilm_fresh": minilm_fresh, "minilm_blind": minilm_blind}
+                             if minilm else {}),
+                          "fresh": fresh_report(fresh, fresh_intents, DEV_LABEL),
+                          "blind": fresh_report(blind, blind_intents, BLIND_LABEL)}))
         return
     print_report(results, economy, len(methods), args.misses, intents, index)
     print_fresh(fresh, results, fresh_intents)
+    print_fresh(blind, results, blind_intents, BLIND_LABEL, "blind set")
     if semantic is not None:
         print_semantic(semantic)
     if minilm is not None:
         print_minilm(minilm)
     if minilm_fresh is not None:
-        print("\nthe same on the fresh set (all of it counts as held out):", end="")
+        print(f"\nthe same on the {DEV_LABEL} (all of it counts as held out):", end="")
         print_minilm(minilm_fresh)
+    if minilm_blind is not None:
+        print(f"\nthe same on the {BLIND_LABEL} (all of it counts as held out):", end="")
+        print_minilm(minilm_blind)
     print(f"runtime.search through the store: {runtime_ms:.2f} ms mean per query; index build from the catalog "
           f"(documents + index): {results[0]['build_cpu_ms_min']:.0f} ms CPU (best of 3)")
 

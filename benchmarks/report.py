@@ -103,9 +103,10 @@ def other_table(result: dict[str, Any]) -> list[str]:
                "", "| ranker | top-1 | top-5 | MRR | paraphrase top-5 | holdout top-5 | p50 | p95 "
                "| top-5, connector= given |",
                "|---|---|---|---|---|---|---|---|---|"]
-        fresh = result.get("fresh") or {}
-        fresh_rankers = [{**r, "ranker": f"{r.get('ranker', '?')}, fresh set ({fresh.get('intents', '?')} intents, "
-                                          "never tuned on)"} for r in fresh.get("rankers") or []]
+        fresh_rankers = [{**r, "ranker": f"{r.get('ranker', '?')}, {extra.get('label', f'{name} set')} "
+                                          f"({extra.get('intents', '?')} intents)"}
+                         for name in ("fresh", "blind") for extra in [result.get(name) or {}]
+                         for r in extra.get("rankers") or []]
         for r in [*rankers, *fresh_rankers]:
             def share(split: str, key: str, r: dict[str, Any] = r) -> str:
                 value = (r.get(split) or {}).get(key)

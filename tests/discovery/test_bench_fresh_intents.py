@@ -1,6 +1,6 @@
-"""The fresh intent set of the discovery benchmark is well formed and names the seeded sample (issue 13).
+"""The dev (first fresh) and blind intent sets of the discovery benchmark are well formed and name their seeded samples.
 
-The first specs read only the JSON file. The last ones need the six API descriptions that
+Issue 13. The first specs read only the JSON files. The last ones need the six API descriptions that
 ``benchmarks/bench_discovery.py`` fetches once into ``.bench-cache/discovery/`` (``make bench``
 or a first run of the benchmark); without them they are skipped with that reason.
 """
@@ -18,17 +18,20 @@ import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 FRESH = BENCHMARKS / "discovery_intents_fresh.json"
+BLIND = BENCHMARKS / "discovery_intents_blind.json"
 CONNECTORS = ("github", "gmail", "kubernetes", "slack", "stripe", "twilio")
+SETS = pytest.mark.parametrize("source", [FRESH, BLIND], ids=["fresh", "blind"])
 
 
-def fresh() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(FRESH.read_text(encoding="utf-8"))
+def read(source: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(source.read_text(encoding="utf-8"))
     return data
 
 
-def test_the_file_has_the_shape_of_the_tuning_set() -> None:
+@SETS
+def test_the_file_has_the_shape_of_the_tuning_set(source: Path) -> None:
     """Its keys are 'about' and 'intents'; each intent is a request and a non-empty list of connector.method paths."""
-    data = fresh()
+    data = read(source)
     assert set(data) == {"about", "intents"}
     assert "never" in data["about"].lower()
     for intent in data["intents"]:
@@ -40,9 +43,10 @@ def test_the_file_has_the_shape_of_the_tuning_set() -> None:
             assert connector in CONNECTORS and method
 
 
-def test_one_request_per_sampled_method_sixteen_per_connector() -> None:
+@SETS
+def test_one_request_per_sampled_method_sixteen_per_connector(source: Path) -> None:
     """Each intent's first expected method is its sampled method: all distinct, 16 in each of the six connectors."""
-    intents = fresh()["intents"]
+    intents = read(source)["intents"]
     firsts = [i["expect"][0] for i in intents]
     assert len(set(firsts)) == len(firsts) == 96
     assert len({i["q"] for i in intents}) == len(intents)
@@ -50,6 +54,15 @@ def test_one_request_per_sampled_method_sixteen_per_connector() -> None:
     assert per_connector == dict.fromkeys(CONNECTORS, 16)
     for intent in intents:  # an equal answer is from the same service as the sampled method
         assert {p.split(".")[0] for p in intent["expect"]} == {intent["expect"][0].split(".")[0]}
+
+
+def test_the_blind_set_says_how_it_was_written_and_shares_no_request_with_the_dev_set() -> None:
+    """Its about names its seed and that it is never tuned on; the dev set's about says it is tuned on now."""
+    blind, fresh = read(BLIND), read(FRESH)
+    assert "issue-13-blind-2026-11-30" in blind["about"]
+    assert "NEVER to be tuned on" in blind["about"]
+    assert "DEV set" in fresh["about"]
+    assert not {i["q"] for i in blind["intents"]} & {i["q"] for i in fresh["intents"]}
 
 
 @pytest.fixture(scope="module")
@@ -67,24 +80,52 @@ def bench() -> Any:
     return bench_discovery, discovery_fresh_sample
 
 
-def loaded(bench: Any) -> tuple[list[dict[str, Any]], list[str]]:
+@pytest.fixture(scope="module")
+def loaded(bench: Any) -> dict[str, Any]:
+    """Both sets as the benchmark loads them, and both samples drawn from the catalog."""
     bench_discovery, sampler = bench
     from codemode_kernel import CodemodeRuntime, InProcessExecutor
 
-    async def run() -> tuple[list[dict[str, Any]], list[str]]:
+    async def run() -> dict[str, Any]:
         paths = bench_discovery.fetch(lambda _line: None)
         connectors = bench_discovery.load_connectors(paths)
         async with CodemodeRuntime(connectors, store="sqlite://", executor=InProcessExecutor()) as rt:
             catalog = await rt.catalog()
-            intents = bench_discovery.load_intents(catalog, bench_discovery.FRESH_INTENTS)
-            chosen, _skipped = sampler.sample(catalog.all_methods(), sampler.deprecated_operations(paths))
-        return intents, [m.path for m in chosen]
+            methods = catalog.all_methods()
+            deprecated = sampler.deprecated_operations(paths)
+            first, _skipped = sampler.sample(methods, deprecated)
+            second, skipped = sampler.blind_sample(methods, deprecated)
+            return {
+                "fresh": bench_discovery.load_intents(catalog, bench_discovery.FRESH_INTENTS),
+                "blind": bench_discovery.load_intents(catalog, bench_discovery.BLIND_INTENTS),
+                "first": [m.path for m in first], "second": [m.path for m in second], "skipped": skipped,
+                "deprecated": deprecated,
+                "http": {m.path: (m.connector, *sampler.http_of(m)) for m in methods},
+            }
 
     return asyncio.run(run())
 
 
-def test_every_expected_method_exists_and_the_sample_is_the_seeded_one(bench: Any) -> None:
+@pytest.mark.parametrize(("name", "sample"), [("fresh", "first"), ("blind", "second")])
+def test_every_expected_method_exists_and_the_sample_is_the_seeded_one(loaded: dict[str, Any], name: str,
+                                                                       sample: str) -> None:
     """The benchmark loads every intent (it exits on a method the catalog lacks); the sampled methods are the seed's."""
-    intents, sample = loaded(bench)
-    assert sorted(i["expect"][0] for i in intents) == sorted(sample)
+    intents = loaded[name]
+    assert sorted(i["expect"][0] for i in intents) == sorted(loaded[sample])
+    assert all(i["holdout"] for i in intents)
     assert sum(i["paraphrase"] for i in intents) >= len(intents) / 2
+
+
+def test_the_blind_sample_has_its_own_seed_and_none_of_the_first_samples_methods(bench: Any,
+                                                                                  loaded: dict[str, Any]) -> None:
+    """Drawn with another seed, the blind sample skips (and records) every method the first one took."""
+    _bench_discovery, sampler = bench
+    assert sampler.BLIND_SEED != sampler.SEED
+    first, second, skipped = set(loaded["first"]), set(loaded["second"]), loaded["skipped"]
+    assert len(first) == len(second) == 96
+    assert not first & second
+    excluded = {path for path, why in skipped.items() if why == sampler.IN_FIRST_SAMPLE}
+    assert excluded and excluded <= first
+    for path, why in skipped.items():  # everything else skipped is deprecated, as in the first sample
+        assert why == sampler.IN_FIRST_SAMPLE or loaded["http"][path] in loaded["deprecated"]
+    assert not any(loaded["http"][path] in loaded["deprecated"] for path in second)
