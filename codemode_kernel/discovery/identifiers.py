@@ -1,0 +1,198 @@
+"""Identifiers a request quotes ("cus_123", "CF123"), read as the resource they name (issue 13, round 6).
+
+Many APIs give each kind of object an identifier with a typed prefix, and their descriptions
+say so: Twilio's parameters carry a pattern (``^CF[0-9a-fA-F]{32}$`` for a conference's SID),
+Stripe's prefixes abbreviate the resource of the path that takes the identifier (``cus_`` for
+``/v1/customers/{customer}``, ``pm_`` for ``/v1/payment_methods/{payment_method}``). A person
+who quotes an identifier names its resource without saying the word, so the request is read
+with the identifier replaced by the resource's words. Everything here comes from the catalog
+itself: the parameters' patterns and the literal path segment before each path parameter.
+
+An identifier is a token with a digit after its prefix: two to four capitals then hex digits
+(``CF123``, ``XR456``), or lower-case words joined by underscores then an underscore and a tail
+(``cus_123``, ``sub_sched_1``). A lower-case prefix names a path segment when
+
+- each of its parts begins the segment's word in the same place (``cus`` customers,
+  ``sub_sched`` subscription_schedules), or
+- one part is the initials of a segment of two or more words (``pm`` payment_methods), or
+- one part of three letters or more is an abbreviation of a one-word segment: its letters in
+  order, starting with the word's first (``acct`` accounts).
+
+A prefix that names nothing, or more than :data:`MOST` segments, is left as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from codemode_kernel.discovery.text import stem, stems
+
+__all__ = ["IdReader", "path_resources", "pattern_prefixes"]
+
+# An identifier's prefix names at most this many resources, else it says too little to read.
+MOST = 3
+_SID = re.compile(r"\b([A-Z]{2,4})[0-9a-fA-F]*[0-9][0-9a-fA-F]*\b")
+_PREFIXED = re.compile(r"(?<![\w@.])([a-z]{2,}(?:_[a-z]{2,})*)_([A-Za-z0-9]*[0-9][A-Za-z0-9]*)\b")
+# ``^CF[0-9a-fA-F]{32}$``, ``^(SM|MM)[0-9a-fA-F]{32}$``: the literal capitals an identifier starts with.
+_PATTERN_PREFIX = re.compile(r"^\^\(?([A-Z]{2,4}(?:\|[A-Z]{2,4})*)\)?\[")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+
+
+_SPLIT: dict[str, tuple[str, ...]] = {}
+
+
+def _split(segment: str) -> tuple[str, ...]:
+    """The words of a path segment or parameter name (``payment_methods``, ``AuthorizedConnectApps``)."""
+    words = _SPLIT.get(segment)
+    if words is None:
+        words = tuple(w.lower() for w in _CAMEL.findall(segment))
+        if len(_SPLIT) < 50_000:
+            _SPLIT[segment] = words
+    return words
+
+
+def pattern_prefixes(properties: Mapping[str, object], http_path: str = "") -> list[tuple[str, str]]:
+    """(prefix, resource words) for each parameter whose pattern fixes its identifier's prefix.
+
+    The resource is the parameter's name without its ``Sid`` (``ConferenceSid``: "conference"),
+    or, for a bare ``Sid``, the literal path segments before it (``/Usage/Triggers/{Sid}``:
+    "usage triggers").
+    """
+    out: list[tuple[str, str]] = []
+    for name, schema in properties.items():
+        pattern = schema.get("pattern") if isinstance(schema, Mapping) else None
+        if not isinstance(pattern, str):
+            continue
+        found = _PATTERN_PREFIX.match(pattern)
+        if found is None:
+            continue
+        words = _split(name.split("Sid", 1)[0] if "Sid" in name else name)
+        if not words:
+            runs = [run for run, param in _runs(http_path) if param == name]
+            words = runs[0] if runs else ()
+        if words:
+            out.extend((prefix, " ".join(words)) for prefix in found.group(1).split("|"))
+    return out
+
+
+def _runs(http_path: str) -> list[tuple[tuple[str, ...], str]]:
+    """Each path parameter with the words of the literal segments right before it (those without digits)."""
+    out = []
+    run: list[str] = []
+    for segment in http_path.split("/"):
+        if segment.startswith("{"):
+            words = tuple(w for literal in run for w in _split(literal))
+            if words:
+                out.append((words, segment.split("}", 1)[0][1:]))
+            run = []
+        elif segment and not any(c.isdigit() for c in segment):
+            run.append(segment)
+    return out
+
+
+def path_resources(http_path: str) -> list[str]:
+    """The resources a path's parameters identify: the words of the literal segments before each, and each of
+    their tails (``/v1/issuing/cards/{card}``: "issuing cards" and "cards")."""
+    return [" ".join(words[i:]) for words, _param in _runs(http_path) for i in range(len(words))]
+
+
+class IdReader:
+    """Replaces the identifiers of a request by the words of the resources they name.
+
+    Built from each method's pattern prefixes and HTTP path; the tables are made when a request
+    first quotes an identifier, so an index that never sees one pays nothing for them.
+    """
+
+    def __init__(self, prefixes: Sequence[Iterable[tuple[str, str]]], paths: Sequence[str]) -> None:
+        self._prefixes = prefixes
+        self._paths = paths
+        self._sids: dict[str, tuple[str, ...]] | None = None
+        self._resources: Counter[tuple[str, ...]] | None = None
+        self._read: dict[str, tuple[tuple[str, ...], ...]] = {}
+
+    @property
+    def sids(self) -> dict[str, tuple[str, ...]]:
+        """Prefix -> the words of its commonest resource (CA: "call" of CallSid, not "parent call")."""
+        if self._sids is None:
+            by_prefix: dict[str, Counter[str]] = {}
+            for pairs in self._prefixes:
+                for prefix, words in pairs:
+                    by_prefix.setdefault(prefix, Counter())[words] += 1
+            self._sids = {p: _commonest(counts) for p, counts in by_prefix.items()}
+        return self._sids
+
+    @property
+    def resources(self) -> Counter[tuple[str, ...]]:
+        """The resources of the paths (as words), each with how many paths identify it."""
+        if self._resources is None:
+            self._resources = Counter(tuple(r.split()) for path in self._paths for r in path_resources(path))
+        return self._resources
+
+    def read(self, query: str) -> str:
+        """``query`` with each identifier whose prefix names a resource replaced by that resource's words
+        (those the request does not say already)."""
+        if not any(c.isdigit() for c in query):
+            return query
+        sid, prefixed = _SID.search(query), _PREFIXED.search(query)
+        if sid is None and prefixed is None:
+            return query
+        said = set(stems(_PREFIXED.sub(" ", _SID.sub(" ", query))))
+        if sid is not None:
+            query = _SID.sub(lambda m: self._replace(m, self.sids.get(m.group(1), ()), said), query)
+        if prefixed is not None:
+            query = _PREFIXED.sub(lambda m: self._replace(m, self.named(m.group(1), said), said), query)
+        return query
+
+    @staticmethod
+    def _replace(m: re.Match[str], named: Sequence[str | tuple[str, ...]], said: set[str]) -> str:
+        if not named:
+            return m.group(0)
+        words = [w for r in named for w in (r.split() if isinstance(r, str) else r)]
+        return " ".join(w for w in dict.fromkeys(words) if stem(w) not in said)
+
+    def named(self, prefix: str, said: Iterable[str] = ()) -> tuple[tuple[str, ...], ...]:
+        """The resources (as words) a lower-case prefix names: of those of the closest kind of match, the one
+        the request's other words name (``in_123`` beside "invoice": invoices, not intents), else the one the
+        most paths identify (``pm``: payment methods, not public members); ``()`` for none."""
+        found = self._read.get(prefix)
+        if found is None:
+            parts = prefix.split("_")
+            found = ()
+            for kind in (_spelled, _initials, _abbreviated):
+                found = tuple(sorted(r for r in self.resources if kind(parts, r)))
+                if found:
+                    break
+            self._read[prefix] = found
+        context = set(said)
+        scored = [((any(stem(w) in context for w in r), self.resources[r]), r) for r in found]
+        top = max((score for score, _r in scored), default=None)
+        return tuple(r for score, r in scored if score == top)[:MOST]
+
+
+def _commonest(counts: Counter[str]) -> tuple[str, ...]:
+    top = max(counts.values())
+    return tuple(sorted(r for r, n in counts.items() if n == top))[:MOST]
+
+
+def _spelled(parts: Sequence[str], resource: Sequence[str]) -> bool:
+    """Each part begins the resource's word in its place: ``cus`` customers, ``sub_sched`` subscription schedules."""
+    return len(parts) == len(resource) and all(w.startswith(p) for p, w in zip(parts, resource, strict=True))
+
+
+def _initials(parts: Sequence[str], resource: Sequence[str]) -> bool:
+    """One part, the initials of a resource of two words or more: ``pm`` payment methods."""
+    return len(parts) == 1 and len(resource) >= 2 and parts[0] == "".join(w[0] for w in resource)
+
+
+def _abbreviated(parts: Sequence[str], resource: Sequence[str]) -> bool:
+    """One part of three letters or more, the letters of a one-word resource in order from its first, and at
+    least a third of them: ``acct`` accounts."""
+    if len(parts) != 1 or len(resource) != 1:
+        return False
+    part, word = parts[0], resource[0]
+    if len(part) < 3 or part[0] != word[0] or len(word) > 3 * len(part):
+        return False
+    letters = iter(word[1:])
+    return all(c in letters for c in part[1:])

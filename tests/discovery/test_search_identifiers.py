@@ -1,0 +1,104 @@
+"""Identifiers a request quotes ("CF123", "pm_123") name their resource (issue 13, round 6)."""
+
+from __future__ import annotations
+
+from codemode_kernel.discovery.identifiers import IdReader, path_resources, pattern_prefixes
+from codemode_kernel.discovery.search import SearchDocument, SearchIndex
+
+
+def _doc(connector: str, name: str, summary: str, path: str, sids: tuple[tuple[str, str], ...] = ()) -> SearchDocument:
+    verb = "GET" if name.startswith(("Fetch", "Get", "List")) else "POST"
+    return SearchDocument(key=f"{connector}.{name}", connector=connector, name=name, summary=summary,
+                          http_method=verb, http_path=path, id_prefixes=sids)
+
+
+TELEPHONY = [
+    _doc("phone", "FetchConference", "Fetch an instance of a conference",
+         "/Accounts/{AccountSid}/Conferences/{Sid}.json", (("AC", "account"), ("CF", "conferences"))),
+    _doc("phone", "FetchCall", "Fetch the call specified by the provided Call SID",
+         "/Accounts/{AccountSid}/Calls/{Sid}.json", (("AC", "account"), ("CA", "calls"))),
+    _doc("phone", "FetchQueue", "Fetch an instance of a queue identified by the QueueSid",
+         "/Accounts/{AccountSid}/Queues/{Sid}.json", (("AC", "account"), ("QU", "queues"))),
+    _doc("phone", "FetchMessage", "Fetch a message belonging to the account used to make the request",
+         "/Accounts/{AccountSid}/Messages/{Sid}.json", (("AC", "account"), ("SM", "message"), ("MM", "message"))),
+]
+
+PAYMENTS = [
+    _doc("pay", "GetPaymentMethodsPaymentMethod", "Retrieves a PaymentMethod object.",
+         "/v1/payment_methods/{payment_method}"),
+    _doc("pay", "PostPaymentMethodsPaymentMethodAttach", "Attaches a PaymentMethod object to a Customer.",
+         "/v1/payment_methods/{payment_method}/attach"),
+    _doc("pay", "GetIssuingCardsCard", "Retrieves an Issuing Card object.", "/v1/issuing/cards/{card}"),
+    _doc("pay", "GetCustomersCustomerCardsId", "You can always see the 10 most recent cards directly on a customer.",
+         "/v1/customers/{customer}/cards/{id}"),
+    _doc("pay", "GetCustomersCustomer", "Retrieves a Customer object.", "/v1/customers/{customer}"),
+    _doc("pay", "GetInvoicesInvoice", "Retrieves the invoice with the given ID.", "/v1/invoices/{invoice}"),
+    _doc("pay", "GetPaymentIntentsIntent", "Retrieves the details of a PaymentIntent.", "/v1/payment_intents/{intent}"),
+    _doc("pay", "GetSetupIntentsIntent", "Retrieves the details of a SetupIntent.", "/v1/setup_intents/{intent}"),
+    _doc("pay", "GetAccountsAccount", "Retrieves the details of an account.", "/v1/accounts/{account}"),
+    _doc("code", "orgs_get_public_member", "Check public organization membership for a user",
+         "/orgs/{org}/public_members/{username}"),
+]
+
+
+def _first(docs: list[SearchDocument], query: str) -> str:
+    return SearchIndex(docs).rank(query, limit=1)[0][0][0]
+
+
+def test_a_pattern_fixes_the_prefix_of_an_identifier_and_names_its_resource() -> None:
+    """A parameter's pattern (Twilio's SIDs) gives the prefix; its name without "Sid", or the path before a bare
+    Sid, the resource."""
+    props = {
+        "AccountSid": {"type": "string", "pattern": "^AC[0-9a-fA-F]{32}$"},
+        "Sid": {"type": "string", "pattern": "^(SM|MM)[0-9a-fA-F]{32}$"},
+        "ConferenceSid": {"type": "string", "pattern": "^CF[0-9a-fA-F]{32}$"},
+        "Body": {"type": "string"},
+        "Version": {"type": "string", "pattern": r"^\d+\.\d+$"},
+    }
+    found = pattern_prefixes(props, "/Accounts/{AccountSid}/Usage/Messages/{Sid}.json")
+    assert found == [("AC", "account"), ("SM", "usage messages"), ("MM", "usage messages"), ("CF", "conference")]
+
+
+def test_the_resources_of_a_path_are_the_literal_segments_before_each_parameter() -> None:
+    assert path_resources("/v1/test_helpers/issuing/cards/{card}/shipping/deliver") == [
+        "test helpers issuing cards", "helpers issuing cards", "issuing cards", "cards"]
+    assert path_resources("/2010-04-01/Accounts/{AccountSid}/AuthorizedConnectApps/{ConnectAppSid}.json") == [
+        "accounts", "authorized connect apps", "connect apps", "apps"]
+
+
+def test_a_quoted_sid_finds_the_method_of_its_resource() -> None:
+    """Nothing but the SID says which resource is meant: "CF123" is a conference, "QU9" a queue."""
+    assert _first(TELEPHONY, "is CF123 still going?") == "phone.FetchConference"
+    assert _first(TELEPHONY, "show me QU9") == "phone.FetchQueue"
+    assert _first(TELEPHONY, "what happened to SM1f") == "phone.FetchMessage"
+
+
+def test_a_prefixed_identifier_finds_the_resource_its_prefix_abbreviates() -> None:
+    """``pm_`` is the initials of payment methods, ``cus_`` spells the start of customers, ``acct_`` abbreviates
+    accounts: each finds its resource's method over those that share the request's other words."""
+    assert _first(PAYMENTS, "what card brand is pm_123?") == "pay.GetPaymentMethodsPaymentMethod"
+    assert _first(PAYMENTS, "retrieve cus_9") == "pay.GetCustomersCustomer"
+    assert _first(PAYMENTS, "retrieve acct_9") == "pay.GetAccountsAccount"
+
+
+def test_the_request_s_other_words_choose_between_resources_a_prefix_fits() -> None:
+    """``in`` begins both invoices and intents: beside "invoice" it is the invoice; ``pm`` fits payment methods
+    and public members, and more paths identify payment methods."""
+    reader = IdReader([], ["/v1/invoices/{invoice}", "/v1/payment_intents/{intent}", "/v1/setup_intents/{intent}"])
+    assert reader.named("in", {"invoic"}) == (("invoices",),)
+    assert reader.named("in") == (("intents",),)
+    index = SearchIndex(PAYMENTS)
+    assert index.ids.read("what is pm_123") == "what is payment methods"
+
+
+def test_what_is_not_an_identifier_is_left_as_it_is() -> None:
+    """Words, e-mail addresses, versions, and identifiers whose prefix names nothing stay as written."""
+    index = SearchIndex(PAYMENTS + TELEPHONY)
+    for query in ("send as sales@acme.com", "upgrade to v1.2", "label bug_2 and NPM_TOKEN", "zz_123 and ZZ77",
+                  "deploy nginx:1.27", "call CA"):
+        assert index.ids.read(query) == query
+
+
+def test_a_resource_the_request_already_names_is_not_said_twice() -> None:
+    index = SearchIndex(TELEPHONY)
+    assert index.ids.read("end conference CF123 now") == "end conference  now"
