@@ -114,6 +114,9 @@ class _Pipes:
 class ZygoteChild:
     """A worker forked by a zygote, with the parts of ``subprocess.Popen`` the executor uses."""
 
+    #: The zygote reaps it and its reader thread records how it ended: the pool need not wait.
+    reaped_elsewhere = True
+
     def __init__(self, pidfd: int, pipes: _Pipes) -> None:
         self.pid = _pid_of(pidfd)
         self.args = ["<forked by the zygote>"]

@@ -339,6 +339,8 @@ class WarmPool:
             if start:  # the next worker first: a pass may be waiting for it, nobody waits for a corpse
                 failures = self._start_one(failures)
             for corpse in dead:
+                if getattr(corpse.proc, "reaped_elsewhere", False):
+                    continue  # a zygote's child: the zygote reaps it; waiting would hold up the next refill
                 with contextlib.suppress(subprocess.TimeoutExpired, OSError):
                     corpse.proc.wait(timeout=5)
 
