@@ -36,7 +36,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 from sqlalchemy import (
     BigInteger,
@@ -180,7 +180,9 @@ class _Prepared:
             return self._take(params)
         return tuple(params[k] for k in self.order) if self.order is not None else params
 
-    def run(self, conn: Connection, params: dict[str, Any]) -> int:
+    def run(self, conn: Connection, params: dict[str, Any], *, commit: bool = True) -> int:
+        """Run it on the driver's connection; the row count. ``commit=False`` leaves the transaction
+        open for a statement that must commit with it (issue 12: a call's outcome and the next call)."""
         raw = conn.connection.dbapi_connection
         assert raw is not None
         cur = raw.cursor()
@@ -189,7 +191,8 @@ class _Prepared:
             count = int(cur.rowcount)
         finally:
             cur.close()
-        raw.commit()
+        if commit:
+            raw.commit()
         return count
 
     def fetch(self, conn: Connection, params: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -254,6 +257,15 @@ class EntryRow:
     pass_number: int
     created_at: int
     updated_at: int
+
+
+class Outcome(NamedTuple):
+    """How a call ended, for :meth:`JournalStore.finish_entry`: ``applied`` with its result, or ``error``."""
+
+    seq: int
+    state: str
+    result: str | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -795,8 +807,17 @@ class JournalStore:
     @_guarded
     def insert_entry(self, conn: Connection, runtime: str, execution_id: str, seq: int, connector: str,
                      method: str, args: str, state: str, *, requires_approval: bool, ephemeral: bool,
-                     pass_number: int, result: str | None = None, error: str | None = None) -> bool:
-        """Insert a journal entry; False if the seq is taken (another host got there first)."""
+                     pass_number: int, result: str | None = None, error: str | None = None,
+                     finish: Outcome | None = None) -> bool:
+        """Insert a journal entry; False if the seq is taken (another host got there first).
+
+        ``finish`` is the outcome of an earlier call of the same execution, recorded in the same
+        transaction (before the insert, through :meth:`finish_entry`): one commit for both, and
+        neither is stored without the other. When the seq is taken the outcome is still recorded.
+        """
+        if finish is not None:
+            self.finish_entry(conn, runtime, execution_id, finish.seq, finish.state, result=finish.result,
+                              error=finish.error, commit=False)
         t = now_ms()
         try:
             self._insert_entry.run(conn, {
@@ -806,23 +827,29 @@ class JournalStore:
                 "created_at": t, "updated_at": t})
         except IntegrityError:
             conn.rollback()
-            return False
         except Exception as exc:  # the DBAPI's own IntegrityError (the statement bypassed Core's wrapping)
             raw = conn.connection.dbapi_connection
             if raw is not None:
                 raw.rollback()
-            if type(exc).__name__ in ("IntegrityError", "UniqueViolation"):
-                return False
-            raise
-        return True
+            if type(exc).__name__ not in ("IntegrityError", "UniqueViolation"):
+                raise
+        else:
+            return True
+        if finish is not None:  # rolled back with the taken seq's insert: recorded on its own
+            self.finish_entry(conn, runtime, execution_id, finish.seq, finish.state, result=finish.result,
+                              error=finish.error)
+        return False
 
     @_guarded
     def finish_entry(self, conn: Connection, runtime: str, execution_id: str, seq: int, state: str, *,
-                     result: str | None = None, error: str | None = None) -> bool:
-        """Move an ``executing`` entry to ``applied`` (with its result) or ``error``; True if it was executing."""
+                     result: str | None = None, error: str | None = None, commit: bool = True) -> bool:
+        """Move an ``executing`` entry to ``applied`` (with its result) or ``error``; True if it was executing.
+
+        ``commit=False`` leaves the change in the open transaction (the caller commits it).
+        """
         return self._finish_entry.run(conn, {
             "k_runtime": runtime, "k_execution_id": execution_id, "k_seq": seq, "k_state": "executing",
-            "v_state": state, "v_result": result, "v_error": error, "v_updated_at": now_ms()}) == 1
+            "v_state": state, "v_result": result, "v_error": error, "v_updated_at": now_ms()}, commit=commit) == 1
 
     @_guarded
     def set_entry(self, conn: Connection, runtime: str, execution_id: str, seq: int, expected: Sequence[str],

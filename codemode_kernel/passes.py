@@ -13,13 +13,24 @@ For each connector call the handler decides, in this order (DESIGN §5):
 The journal is read once when the pass starts; entries this pass writes go to the store
 (committed before the connector runs) and to the in-memory copy.
 
-A call's outcome (``applied`` with its result, or ``error``) is committed right *after* its
-reply is written to the sandbox, while the sandbox works on (issue 12): the commit overlaps
-the sandbox's next steps instead of delaying them. That promises nothing less: the sandbox can
-affect the world only through the host, and the host records the outcome before it reads
-anything more from the pass (:meth:`PassHandler.flush` runs first in every answer, from the
-loop right after the reply, and before the runtime ends the pass). A host that dies in between
-leaves the entry ``executing``, exactly as one that dies while the connector returns.
+A call's outcome (``applied`` with its result, or ``error``) is committed after its reply is
+written to the sandbox, in the same transaction as the *next* call's ``executing`` mark: one
+commit per call while a pass calls connectors back to back, instead of two (issue 12; the mark
+must be durable before that call runs, so the outcome rides in a commit the host makes anyway).
+When no next call comes within :data:`OUTCOME_BOUND`, a loop timer commits it on its own; and
+:meth:`PassHandler.flush` commits it first in every other request (a step, a search, a replay
+that claims an approved call) and before the runtime records how the pass ended (completed,
+paused, failed).
+
+Why that keeps DESIGN's promises ("before calling a connector the entry is durably
+``executing``; after the result is recorded it is ``applied``"): no connector runs before its
+own mark is committed, and nothing outside this host learns of an outcome before it is stored
+(the sandbox can affect the world only through the host, and every way out of the pass flushes
+first). What moves is when an outcome becomes durable: until the next call's commit, at most
+:data:`OUTCOME_BOUND` later, or the end of the pass. A host that dies in that window leaves the
+finished call ``executing``: exactly what a host that dies while the connector returns leaves,
+and recovered the same way (``expire_paused()`` marks the execution ``error``; the call is
+never run again, its outcome is reported unknown). Before, the window was one loop turn.
 """
 
 from __future__ import annotations
@@ -36,13 +47,15 @@ from codemode_kernel.catalog import Catalog, Method
 from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.errors import ReplayDivergence, ValueTooLarge
-from codemode_kernel.journal import EntryRow
+from codemode_kernel.journal import EntryRow, Outcome
 from codemode_kernel.models import STEP_CONNECTOR
 from codemode_kernel.runtime_journal import RuntimeJournal
 
 Reply = dict[str, Any]
 log = logging.getLogger(__name__)
 MAX_ECHO = 500  # characters of a host exception's text quoted in an error
+#: Seconds a call's outcome waits for the next call's commit before it is committed on its own.
+OUTCOME_BOUND = 0.001
 
 
 @dataclass
@@ -121,6 +134,7 @@ class PassHandler:
         describe: Callable[..., Any],
         snippet: Callable[[str, Any], Reply],
         begun: Callable[[], Exception | None] | None = None,
+        outcome_bound: float = OUTCOME_BOUND,
     ) -> None:
         self.journal = journal
         self.catalog = catalog
@@ -128,8 +142,12 @@ class PassHandler:
         self._search = search
         self._describe = describe
         self._snippet = snippet
-        # The outcome of the call answered last, not yet in the store: (seq, state, result, error).
-        self._unsaved: tuple[int, str, str | None, str | None] | None = None
+        # The outcome of the call answered last, not yet in the store; when it was answered (loop
+        # time); the timer that commits it if no next call takes it first (module docstring).
+        self._unsaved: Outcome | None = None
+        self._unsaved_at = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+        self._bound = outcome_bound
         # Records the start of the pass if that is not done yet; the failure if it failed. No
         # request is answered before it (runtime.PassStart).
         self._begun = begun
@@ -144,7 +162,8 @@ class PassHandler:
                 return self.fail("StoreError", f"the host could not record the start of the pass ({failed}); "
                                  "the pass was stopped")
             self._begun = None
-        self.flush()
+        if message.get("op") != "call":  # a call's mark takes the outcome along (_insert), or flushes
+            self.flush()
         try:
             return await self._answer(message)
         except Exception as exc:
@@ -213,20 +232,32 @@ class PassHandler:
         unsaved, self._unsaved = self._unsaved, None
         if unsaved is None:
             return
-        seq, entry_state, result, error = unsaved
         try:
-            self.journal.finish_entry(self.state.execution_id, seq, entry_state, result=result, error=error)
+            self.journal.finish_entry(self.state.execution_id, unsaved.seq, unsaved.state, result=unsaved.result,
+                                      error=unsaved.error)
         except Exception as exc:
-            log.warning("recording the outcome of call #%s failed", seq, exc_info=True)
-            self.fail("HostError", f"the host could not record the outcome of call #{seq} "
+            log.warning("recording the outcome of call #%s failed", unsaved.seq, exc_info=True)
+            self.fail("HostError", f"the host could not record the outcome of call #{unsaved.seq} "
                       f"({type(exc).__name__}: {_clip(str(exc))}); the pass was stopped")
 
-    def _finish_after_reply(self, seq: int, entry_state: str, result: str | None = None,
-                            error: str | None = None) -> None:
-        """Commit the outcome of call ``seq`` once its reply is on its way (see the module docstring)."""
-        self.flush()
-        self._unsaved = (seq, entry_state, result, error)
-        asyncio.get_running_loop().call_soon(self.flush)
+    def _record_later(self, seq: int, entry_state: str, result: str | None = None, error: str | None = None) -> None:
+        """Keep call ``seq``'s outcome for the next call's commit, or the timer's (module docstring)."""
+        self.flush()  # an earlier one still here (a replayed call came between): it is not kept longer
+        loop = asyncio.get_running_loop()
+        self._unsaved = unsaved = Outcome(seq, entry_state, result, error)
+        self._unsaved_at = now = loop.time()
+        if self._timer is None:
+            self._timer = loop.call_at(now + self._bound, self._due, unsaved)
+
+    def _due(self, armed_for: Outcome) -> None:
+        """The timer: commit the outcome it was set for, if still kept (a later one kept since gets its own
+        timer, ``outcome_bound`` after it was kept)."""
+        self._timer = None
+        unsaved = self._unsaved
+        if unsaved is armed_for:
+            self.flush()
+        elif unsaved is not None:
+            self._timer = asyncio.get_running_loop().call_at(self._unsaved_at + self._bound, self._due, unsaved)
 
     def fail(self, type_name: str, message: str) -> Reply:
         if not self.state.ended:
@@ -299,6 +330,7 @@ class PassHandler:
                 if state.approved_seq != seq:
                     state.paused_seq = seq
                     return {"abort": state.end_message()}
+                self.flush()
                 if not self.journal.set_entry(state.execution_id, seq, ["pending"],
                                             "executing", pass_number=state.pass_number):
                     return self.fail("InvalidStateError",
@@ -318,10 +350,19 @@ class PassHandler:
         return await self._run(method, args, seq, record=True)
 
     def _insert(self, seq: int, method: Method, canonical: str, entry_state: str) -> None:
+        """Commit call ``seq``'s entry, with the outcome of the call before it if that is not stored yet."""
         state = self.state
-        ok = self.journal.insert_entry(state.execution_id, seq, method.connector, method.name, canonical, entry_state,
-            requires_approval=method.tool.requires_approval, ephemeral=method.tool.replay == "reexecute",
-            pass_number=state.pass_number)
+        finish, self._unsaved = self._unsaved, None
+        try:
+            ok = self.journal.insert_entry(state.execution_id, seq, method.connector, method.name, canonical,
+                entry_state, requires_approval=method.tool.requires_approval,
+                ephemeral=method.tool.replay == "reexecute", pass_number=state.pass_number, finish=finish)
+        except Exception as exc:
+            if finish is not None:  # neither was stored: the earlier call's outcome is what the pass lost
+                self.fail("HostError", f"the host could not record the outcome of call #{finish.seq} "
+                          f"({type(exc).__name__}: {_clip(str(exc))}); call #{seq} was not made and the pass "
+                          "was stopped")
+            raise
         if not ok:
             raise ReplayDivergence(seq, "an entry written by another host", _describe_call(
                 method.connector, method.name, canonical))
@@ -339,7 +380,7 @@ class PassHandler:
             error = {"type": type(exc).__name__, "message": str(exc)}
             if record:
                 text = f"{error['type']}: {error['message']}"
-                self._finish_after_reply(seq, "error", error=text)
+                self._record_later(seq, "error", error=text)
                 self._remember(seq, "error", None, text)
             return {"raise": error}
         try:
@@ -355,7 +396,7 @@ class PassHandler:
                 self.journal.finish_entry(state.execution_id, seq, "error",
                                         error="ValueTooLarge: result not stored")
                 raise ValueTooLarge(f"The result of {method.path}", len(stored), codec.MAX_VALUE_CHARS)
-            self._finish_after_reply(seq, "applied", result=stored)
+            self._record_later(seq, "applied", result=stored)
             self._remember(seq, "applied", stored, None)
         return {"value": encoded}
 

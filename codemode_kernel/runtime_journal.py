@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, SnippetRow, StoreConnection
+from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, Outcome, SnippetRow, StoreConnection
 
 
 @dataclass(frozen=True)
@@ -65,10 +65,10 @@ class RuntimeJournal:
 
     def insert_entry(self, execution_id: str, seq: int, connector: str, method: str, args: str, state: str, *,
                      requires_approval: bool, ephemeral: bool, pass_number: int, result: str | None = None,
-                     error: str | None = None) -> bool:
+                     error: str | None = None, finish: Outcome | None = None) -> bool:
         return self.store.insert_entry(self.conn, self.runtime, execution_id, seq, connector, method, args, state,
                                        requires_approval=requires_approval, ephemeral=ephemeral,
-                                       pass_number=pass_number, result=result, error=error)
+                                       pass_number=pass_number, result=result, error=error, finish=finish)
 
     def finish_entry(self, execution_id: str, seq: int, state: str, *, result: str | None = None,
                      error: str | None = None) -> bool:
