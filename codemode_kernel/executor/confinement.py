@@ -23,6 +23,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import ctypes
+import importlib
 import os
 import resource
 import signal
@@ -132,7 +133,8 @@ class RlimitPlan:
 def apply_rlimits(plan: RlimitPlan, report: dict[str, Any], *, namespace_init: bool = False) -> None:
     """Set the limits of ``plan`` on this process; say in ``report`` what was applied and what not."""
     if namespace_init and plan.cpu:
-        signal.signal(signal.SIGXCPU, _cpu_limit_reached)
+        # signal.signal's enum conversions would copy ~100 pages shared with the zygote (issue 12).
+        importlib.import_module("_signal").signal(int(signal.SIGXCPU), _cpu_limit_reached)
     applied: list[str] = []
     for name, res, values, label, problem in plan.steps:
         if problem is not None:
