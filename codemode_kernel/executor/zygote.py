@@ -248,6 +248,12 @@ class Zygote:
                                           layer=child_layer(self.limits) if layer_installed else None)
         self.rlimits = RlimitPlan(self.limits)  # the same for every child: worked out once, here
         self.children: dict[int, tuple[int, int]] = {}  # pidfd -> (request id, pid)
+        # A child's ends of its pipes as Python objects, made once here on fds 0 and 1 (/dev/null
+        # in Z'), where each child puts its pipes before it uses them (_child): made in every
+        # child, they copied ~60 pages it shares with the zygote (issue 12).
+        self.hello = io.FileIO(0, "rb", closefd=False)
+        self.reader = _WarmingReader(io.FileIO(0, "rb", closefd=False), run_pass, ())
+        self.writer = open(1, "wb", closefd=False)  # noqa: SIM115 - every child's, never closed
         # The two calls around each fork, prepared once (see _fork).
         self._unshare = _prepared(libc, "unshare", CLONE_NEWPID)
         self._setns = _prepared(libc, "setns", pid_namespace_fd, CLONE_NEWPID) if pid_namespace_fd is not None else None
@@ -345,11 +351,12 @@ class Zygote:
         report["zygote"] = "forked from a clean zygote (never a fork of the host)"
         # The host writes the child's pid right after the fork. Read unbuffered, byte by byte:
         # a buffered read could take the pass's first line along, hiding it from select().
-        hello = loads_line(io.FileIO(0, "rb", closefd=False).readline() or b"{}")
+        hello = loads_line(self.hello.readline() or b"{}")
         pid = hello.get("pid") if isinstance(hello, dict) else None
-        reader = _WarmingReader(io.FileIO(0, "rb", closefd=False), self.run_pass, WARM_UPS if warm else ())
-        writer = open(1, "wb")  # noqa: SIM115 - the process ends with os._exit
-        announce_and_serve(self.config, report, pid if type(pid) is int else 0, reader, writer, self.run_pass)
+        if warm:
+            self.reader.slices.extend(WARM_UPS)
+        announce_and_serve(self.config, report, pid if type(pid) is int else 0, self.reader, self.writer,
+                           self.run_pass)
         os._exit(0)
 
 
@@ -363,14 +370,14 @@ class _WarmingReader(io.BufferedReader):
 
     def __init__(self, raw: io.FileIO, run_pass: Callable[..., dict[str, Any]], slices: Sequence[str]) -> None:
         super().__init__(raw)
-        self._slices = list(slices)
+        self.slices = list(slices)
         self._run_pass = run_pass
 
     def readline(self, size: int | None = -1, /) -> bytes:
         # Nothing is buffered before the first line, so select() tells whether the pass is in.
-        while self._slices and not select.select((self.fileno(),), (), (), 0)[0]:
-            warm_up(self._run_pass, self._slices.pop(0))
-        self._slices.clear()
+        while self.slices and not select.select((self.fileno(),), (), (), 0)[0]:
+            warm_up(self._run_pass, self.slices.pop(0))
+        self.slices.clear()
         return super().readline(size)
 
 
