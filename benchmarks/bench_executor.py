@@ -161,6 +161,71 @@ async def back_to_back(passes: int, warm: int) -> float:
         await executor.aclose()
 
 
+def _proc_cpu(pid: int) -> tuple[float, float, int, int]:
+    """CPU seconds of ``pid`` itself and of its reaped children, and their page faults (/proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return ((int(fields[11]) + int(fields[12])) / tick, (int(fields[13]) + int(fields[14])) / tick,
+            int(fields[7]), int(fields[8]))
+
+
+def _forking_zygote(executor: SubprocessExecutor) -> int | None:
+    """The pid of the process that forks the workers (Z', the zygote's only child), if any."""
+    zygote = getattr(executor._pool.launcher, "zygote", None)
+    if zygote is None or zygote.pid is None:
+        return None
+    with open(f"/proc/{zygote.pid}/task/{zygote.pid}/children") as f:
+        children = f.read().split()
+    return int(children[0]) if children else zygote.pid
+
+
+async def back_to_back_cost(passes: int) -> dict[str, float] | None:
+    """CPU ms per back-to-back pass: the host (all its threads), the zygote's forks, the workers
+    (reaped by the zygote), and copy-on-write faults per worker and per fork."""
+    executor = SubprocessExecutor()
+    try:
+        await executor.warm_up()
+        await executor.execute("1", {}, host=noop_host)
+        zygote = _forking_zygote(executor)
+        if zygote is None:
+            return None
+        await asyncio.sleep(0.2)
+        before, host = _proc_cpu(zygote), time.process_time()
+        for _ in range(passes):
+            await executor.execute("1 + 1", {}, host=noop_host)
+        host = time.process_time() - host
+        await asyncio.sleep(0.3)  # the last workers are reaped
+        after = _proc_cpu(zygote)
+    finally:
+        await executor.aclose()
+    return {"host": host / passes * 1e3, "zygote": (after[0] - before[0]) / passes * 1e3,
+            "worker": (after[1] - before[1]) / passes * 1e3, "zygote_faults": (after[2] - before[2]) / passes,
+            "worker_faults": (after[3] - before[3]) / passes}
+
+
+async def bench_cost(repeats: int, passes: int) -> list[Figure]:
+    progress("CPU per back-to-back pass")
+    if not zygote_supported():
+        return []
+    runs = [run for run in [await back_to_back_cost(passes) for _ in range(repeats)] if run is not None]
+    if not runs:
+        return []
+    group = "CPU per back-to-back pass (executor alone; moves less with the machine's load than wall clock)"
+    figures = [Figure(group, f"{part} CPU per pass", "ms", [run[part] for run in runs], note=note)
+               for part, note in (("host", "event loop, pool and zygote reader threads"),
+                                  ("zygote", "the fork: page tables, its own copy-on-write faults"),
+                                  ("worker", "fork to exit: confinement, the pass, copy-on-write faults"))]
+    figures.append(Figure(group, "total CPU per pass", "ms", [run["host"] + run["zygote"] + run["worker"]
+                                                              for run in runs],
+                          note="two cores serve a stream of passes no faster than half of this"))
+    figures.append(Figure(group, "copy-on-write and other page faults per worker", "faults",
+                          [run["worker_faults"] for run in runs], note="~3.5 µs each on this machine"))
+    figures.append(Figure(group, "page faults in the zygote per fork", "faults",
+                          [run["zygote_faults"] for run in runs]))
+    return figures
+
+
 async def bench_passes(repeats: int, passes: int) -> list[Figure]:
     progress("pass latency")
     plain = [plain_exec_ms("1 + 1") for _ in range(repeats)]
@@ -328,7 +393,7 @@ async def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     parser.add_argument("--quick", action="store_true", help="fewer repeats and samples")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--only", default="start,passes,calls,compute,memory",
+    parser.add_argument("--only", default="start,passes,cost,calls,compute,memory",
                         help="comma-separated sections to run (default: all)")
     args = parser.parse_args()
     only = set(args.only.split(","))
@@ -337,6 +402,8 @@ async def main() -> None:
     figures = bench_start(repeats, 5 if args.quick else 10) if "start" in only else []
     if "passes" in only:
         figures += await bench_passes(repeats, passes)
+    if "cost" in only:
+        figures += await bench_cost(repeats, passes * 6)
     if "calls" in only:
         figures += await bench_calls(repeats, 1000 if args.quick else 3000)
     if "compute" in only:
