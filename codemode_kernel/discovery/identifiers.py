@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from codemode_kernel.discovery.text import stem, stems
 
-__all__ = ["IdReader", "path_resources", "pattern_prefixes"]
+__all__ = ["IdReader", "path_resources", "pattern_prefixes", "taken_ids"]
 
 # An identifier's prefix names at most this many resources, else it says too little to read.
 MOST = 3
@@ -92,6 +92,12 @@ def _runs(http_path: str) -> list[tuple[tuple[str, ...], str]]:
     return out
 
 
+def taken_ids(http_path: str) -> tuple[tuple[str, ...], ...]:
+    """The stems of the resource each path parameter identifies, in order (the last is the item):
+    the words of the literal segments before it (``/v1/issuing/cards/{card}``: issuing, card)."""
+    return tuple(tuple(stem(w) for w in words) for words, _param in _runs(http_path))
+
+
 def path_resources(http_path: str) -> list[str]:
     """The resources a path's parameters identify: the words of the literal segments before each, and each of
     their tails (``/v1/issuing/cards/{card}``: "issuing cards" and "cards")."""
@@ -133,23 +139,31 @@ class IdReader:
     def read(self, query: str) -> str:
         """``query`` with each identifier whose prefix names a resource replaced by that resource's words
         (those the request does not say already)."""
+        return self.parse(query)[0]
+
+    def parse(self, query: str) -> tuple[str, tuple[tuple[str, ...], ...]]:
+        """:meth:`read`'s text, and the stems of each resource an identifier of the request names."""
         if not any(c.isdigit() for c in query):
-            return query
+            return query, ()
         sid, prefixed = _SID.search(query), _PREFIXED.search(query)
         if sid is None and prefixed is None:
-            return query
+            return query, ()
         said = set(stems(_PREFIXED.sub(" ", _SID.sub(" ", query))))
+        found: list[tuple[str, ...]] = []
         if sid is not None:
-            query = _SID.sub(lambda m: self._replace(m, self.sids.get(m.group(1), ()), said), query)
+            query = _SID.sub(lambda m: self._replace(m, self.sids.get(m.group(1), ()), said, found), query)
         if prefixed is not None:
-            query = _PREFIXED.sub(lambda m: self._replace(m, self.named(m.group(1), said), said), query)
-        return query
+            query = _PREFIXED.sub(lambda m: self._replace(m, self.named(m.group(1), said), said, found), query)
+        return query, tuple(dict.fromkeys(found))
 
     @staticmethod
-    def _replace(m: re.Match[str], named: Sequence[str | tuple[str, ...]], said: set[str]) -> str:
+    def _replace(m: re.Match[str], named: Sequence[str | tuple[str, ...]], said: set[str],
+                 found: list[tuple[str, ...]]) -> str:
         if not named:
             return m.group(0)
-        words = [w for r in named for w in (r.split() if isinstance(r, str) else r)]
+        resources = [tuple(r.split()) if isinstance(r, str) else r for r in named]
+        found.extend(tuple(stem(w) for w in r) for r in resources)
+        words = [w for r in resources for w in r]
         return " ".join(w for w in dict.fromkeys(words) if stem(w) not in said)
 
     def named(self, prefix: str, said: Iterable[str] = ()) -> tuple[tuple[str, ...], ...]:

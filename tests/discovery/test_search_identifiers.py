@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemode_kernel.discovery.identifiers import IdReader, path_resources, pattern_prefixes
+from codemode_kernel.discovery.identifiers import IdReader, path_resources, pattern_prefixes, taken_ids
 from codemode_kernel.discovery.search import SearchDocument, SearchIndex
 
 
@@ -102,3 +102,45 @@ def test_what_is_not_an_identifier_is_left_as_it_is() -> None:
 def test_a_resource_the_request_already_names_is_not_said_twice() -> None:
     index = SearchIndex(TELEPHONY)
     assert index.ids.read("end conference CF123 now") == "end conference  now"
+
+
+QUEUES = [
+    _doc("phone", "UpdateQueue", "Update the queue with the new parameters",
+         "/2010-04-01/Accounts/{AccountSid}/Queues/{Sid}.json", (("AC", "account"), ("QU", "queues"))),
+    _doc("phone", "CreateQueue", "Create a queue", "/2010-04-01/Accounts/{AccountSid}/Queues.json",
+         (("AC", "account"),)),
+]
+
+def test_a_method_that_takes_the_quoted_identifier_comes_first() -> None:
+    """A quoted identifier names an object that exists: a change of that queue, not a new queue."""
+    assert _first(QUEUES, "raise the max size of QU123 to 200") == "phone.UpdateQueue"
+
+
+def _alike(first_path: str, second_path: str = "/v1/invoices/{invoice}") -> list[SearchDocument]:
+    """Two methods alike in every word, of two connectors alike; the first (by key, on a tie) is at ``first_path``."""
+    return [_doc("a", "retrieve_invoice", "Retrieves an invoice.", first_path),
+            _doc("b", "retrieve_invoice", "Retrieves an invoice.", second_path)]
+
+
+def test_of_two_methods_alike_the_one_that_takes_the_identifier_wins() -> None:
+    assert _first(_alike("/v1/invoices"), "get the invoice") == "a.retrieve_invoice"
+    assert _first(_alike("/v1/invoices"), "get in_123") == "b.retrieve_invoice"
+    # Taken as a scope only, it still beats a method that does not take it.
+    scoped = _alike("/v1/invoices", "/v1/invoices/{invoice}/lines/{line}")
+    assert _first(scoped, "get the invoice") == "a.retrieve_invoice"
+    assert _first(scoped, "get in_123") == "b.retrieve_invoice"
+
+
+def test_of_two_methods_that_take_it_the_one_whose_item_it_is_wins() -> None:
+    """``/v1/invoices/{invoice}/lines/{line}`` takes the invoice as a scope; ``/v1/billing/invoices/{invoice}`` is it
+    (paths of as many words)."""
+    alike = _alike("/v1/invoices/{invoice}/lines/{line}", "/v1/billing/invoices/{invoice}")
+    assert _first(alike, "get the invoice") == "a.retrieve_invoice"
+    assert _first(alike, "get in_123") == "b.retrieve_invoice"
+
+
+def test_the_resources_a_path_takes_are_read_in_order() -> None:
+    assert taken_ids("/Accounts/{AccountSid}/Conferences/{ConferenceSid}/Recordings/{Sid}.json") == (
+        ("account",), ("conferenc",), ("recording",))
+    assert taken_ids("/v1/issuing/cards/{card}/shipping/deliver") == (("issuing", "card"),)
+    assert taken_ids("/v1/invoices") == ()

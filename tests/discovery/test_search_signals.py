@@ -96,3 +96,16 @@ def test_a_write_of_another_kind_is_closer_than_a_read() -> None:
     """'set a timer' (a change) is answered by adding one sooner than by listing them."""
     docs = [_doc("c", "all_timers", "Lists timers."), _doc("c", "timers_add", "Creates a timer.")]
     assert SearchIndex(docs).rank("set a timer", limit=1)[0][0][0] == "c.timers_add"
+
+
+def test_a_verb_s_ing_form_meets_its_other_forms() -> None:
+    """"provisioning" finds what is "provisioned": the stem keeps -ing (Billing, Issuing, Settings are nouns of
+    their own), so the request's -ing word also brings in its verb's forms, below the word itself."""
+    docs = [
+        _doc("k8s", "listStorageV1StorageClass", "StorageClass describes a class of storage from which volumes are "
+                                                   "provisioned dynamically."),
+        _doc("k8s", "listCoreV1PersistentVolume", "list or watch objects of kind PersistentVolume"),
+        *(_doc("k8s", f"listCoreV1{kind}", f"list or watch objects of kind {kind}")
+          for kind in ("Pod", "Node", "Service", "Secret", "Namespace", "Event")),
+    ]
+    assert SearchIndex(docs).rank("list the provisioning options", limit=1)[0][0][0] == "k8s.listStorageV1StorageClass"
