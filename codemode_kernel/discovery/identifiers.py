@@ -18,7 +18,12 @@ An identifier is a token with a digit after its prefix: two to four capitals the
 - one part of three letters or more is an abbreviation of a one-word segment: its letters in
   order, starting with the word's first (``acct`` accounts).
 
-A prefix that names nothing, or more than :data:`MOST` segments, is left as it is.
+A prefix that names nothing is left as it is. An ``owner/name`` token (``acme/api``) names the
+resource the most paths identify by two parameters in a row (``/repos/{owner}/{repo}``: repos);
+a version (``batch/v1``), a URL, a path or two stop words (``and/or``) are not read. Dev set, on
+top of the rest: top-5 45.8 -> 47.9 %, MRR 0.302 -> 0.308; the tuning file has no such token.
+Measured and not kept: the connector that alone defines a quoted identifier taken as named (the
+connector hint): no dev intent moved, the methods that take the identifier already rank first.
 """
 
 from __future__ import annotations
@@ -27,12 +32,15 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from codemode_kernel.discovery.text import stem, stems
+from codemode_kernel.discovery.text import STOP, stem, stems
 
-__all__ = ["IdReader", "path_resources", "pattern_prefixes", "taken_ids"]
+__all__ = ["IdReader", "pair_resources", "path_resources", "pattern_prefixes", "taken_ids"]
 
 # An identifier's prefix names at most this many resources, else it says too little to read.
 MOST = 3
+# ``owner/name`` (acme/api, cli/cli): two names joined by a slash, not a version (batch/v1) nor a path.
+_PAIR = re.compile(r"(?<![\w@./:-])([A-Za-z][\w-]*)/([A-Za-z][\w.-]*[\w])(?![\w/])")
+_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d*)?")
 _SID = re.compile(r"\b([A-Z]{2,4})[0-9a-fA-F]*[0-9][0-9a-fA-F]*\b")
 _PREFIXED = re.compile(r"(?<![\w@.])([a-z]{2,}(?:_[a-z]{2,})*)_([A-Za-z0-9]*[0-9][A-Za-z0-9]*)\b")
 # ``^CF[0-9a-fA-F]{32}$``, ``^(SM|MM)[0-9a-fA-F]{32}$``: the literal capitals an identifier starts with.
@@ -104,6 +112,22 @@ def path_resources(http_path: str) -> list[str]:
     return [" ".join(words[i:]) for words, _param in _runs(http_path) for i in range(len(words))]
 
 
+def pair_resources(http_path: str) -> list[str]:
+    """The resources a path identifies by two parameters in a row (``/repos/{owner}/{repo}``: "repos")."""
+    return [" ".join(words) for words in _pair_runs(http_path)]
+
+
+def _pair_runs(http_path: str) -> list[tuple[str, ...]]:
+    out = []
+    segments = http_path.split("/")
+    for k in range(1, len(segments) - 1):
+        if segments[k].startswith("{") and segments[k + 1].startswith("{") and not segments[k - 1].startswith("{"):
+            literal = segments[k - 1]
+            if literal and not any(c.isdigit() for c in literal):
+                out.append(_split(literal))
+    return out
+
+
 class IdReader:
     """Replaces the identifiers of a request by the words of the resources they name.
 
@@ -116,6 +140,7 @@ class IdReader:
         self._paths = paths
         self._sids: dict[str, tuple[str, ...]] | None = None
         self._resources: Counter[tuple[str, ...]] | None = None
+        self._pair: tuple[str, ...] | None = None
         self._read: dict[str, tuple[tuple[str, ...], ...]] = {}
 
     @property
@@ -136,6 +161,15 @@ class IdReader:
             self._resources = Counter(tuple(r.split()) for path in self._paths for r in path_resources(path))
         return self._resources
 
+    @property
+    def pair(self) -> tuple[str, ...]:
+        """The resource the most paths identify by two parameters in a row ("repos" of ``/repos/{owner}/{repo}``),
+        which an ``owner/name`` token names; ``()`` if none does."""
+        if self._pair is None:
+            counts = Counter(words for path in self._paths if "}/{" in path for words in _pair_runs(path))
+            self._pair = counts.most_common(1)[0][0] if counts else ()
+        return self._pair
+
     def read(self, query: str) -> str:
         """``query`` with each identifier whose prefix names a resource replaced by that resource's words
         (those the request does not say already)."""
@@ -143,17 +177,26 @@ class IdReader:
 
     def parse(self, query: str) -> tuple[str, tuple[tuple[str, ...], ...]]:
         """:meth:`read`'s text, and the stems of each resource an identifier of the request names."""
-        if not any(c.isdigit() for c in query):
+        digits = any(c.isdigit() for c in query)
+        sid = _SID.search(query) if digits else None
+        prefixed = _PREFIXED.search(query) if digits else None
+        pair = _PAIR.search(query) if "/" in query else None
+        if sid is None and prefixed is None and pair is None:
             return query, ()
-        sid, prefixed = _SID.search(query), _PREFIXED.search(query)
-        if sid is None and prefixed is None:
-            return query, ()
-        said = set(stems(_PREFIXED.sub(" ", _SID.sub(" ", query))))
+        said = set(stems(_PAIR.sub(" ", _PREFIXED.sub(" ", _SID.sub(" ", query)))))
         found: list[tuple[str, ...]] = []
+
+        def by_pair(m: re.Match[str]) -> str:
+            if _VERSION.fullmatch(m.group(2)) or m.group(1).lower() in STOP or m.group(2).lower() in STOP:
+                return m.group(0)
+            return self._replace(m, (self.pair,) if self.pair else (), said, found)
+
         if sid is not None:
             query = _SID.sub(lambda m: self._replace(m, self.sids.get(m.group(1), ()), said, found), query)
         if prefixed is not None:
             query = _PREFIXED.sub(lambda m: self._replace(m, self.named(m.group(1), said), said, found), query)
+        if pair is not None:
+            query = _PAIR.sub(by_pair, query)
         return query, tuple(dict.fromkeys(found))
 
     @staticmethod
@@ -163,8 +206,11 @@ class IdReader:
             return m.group(0)
         resources = [tuple(r.split()) if isinstance(r, str) else r for r in named]
         found.extend(tuple(stem(w) for w in r) for r in resources)
-        words = [w for r in resources for w in r]
-        return " ".join(w for w in dict.fromkeys(words) if stem(w) not in said)
+        kept: dict[str, str] = {}
+        for w in (w for r in resources for w in r):
+            if stem(w) not in said:
+                kept.setdefault(stem(w), w)  # "queue" and "queues" (QueueSid, /Queues/{Sid}) once
+        return " ".join(kept.values())
 
     def named(self, prefix: str, said: Iterable[str] = ()) -> tuple[tuple[str, ...], ...]:
         """The resources (as words) a lower-case prefix names: of those of the closest kind of match, the one

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemode_kernel.discovery.identifiers import IdReader, path_resources, pattern_prefixes, taken_ids
+from codemode_kernel.discovery.identifiers import IdReader, pair_resources, path_resources, pattern_prefixes, taken_ids
 from codemode_kernel.discovery.search import SearchDocument, SearchIndex
 
 
@@ -144,3 +144,26 @@ def test_the_resources_a_path_takes_are_read_in_order() -> None:
         ("account",), ("conferenc",), ("recording",))
     assert taken_ids("/v1/issuing/cards/{card}/shipping/deliver") == (("issuing", "card"),)
     assert taken_ids("/v1/invoices") == ()
+
+
+CODE_HOST = [
+    _doc("code", "repos_list_activities", "List repository activities", "/repos/{owner}/{repo}/activity"),
+    _doc("code", "activity_list_events_for_authenticated_user", "List events for the authenticated user",
+         "/users/{username}/events"),
+    _doc("code", "activity_list_public_events", "List public events", "/events"),
+]
+
+
+def test_an_owner_and_name_joined_by_a_slash_name_what_paths_take_by_two_parameters() -> None:
+    """``acme/api`` is what ``/repos/{owner}/{repo}`` takes: the request is about a repository."""
+    assert pair_resources("/repos/{owner}/{repo}/activity") == ["repos"]
+    assert pair_resources("/users/{username}/events") == []
+    assert SearchIndex(CODE_HOST).ids.read("who pushed to acme/api last week?") == "who pushed to repos last week?"
+    assert _first(CODE_HOST, "recent events on acme/api") == "code.repos_list_activities"
+
+
+def test_versions_paths_and_words_joined_by_a_slash_are_not_owner_and_name() -> None:
+    index = SearchIndex(CODE_HOST)
+    for query in ("list the kinds served by batch/v1", "networking.k8s.io/v1alpha1 kinds", "grant read and/or write",
+                  "GET /repos/{owner}/{repo}", "see https://example.com/a/b", "mail a@b.com/x"):
+        assert index.ids.read(query) == query
