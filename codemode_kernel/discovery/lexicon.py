@@ -23,13 +23,18 @@ from collections.abc import Mapping
 
 from codemode_kernel.discovery.text import stem
 
-# One group per line. A word may sit in several groups.
+# One group per line. A word may sit in several groups. Round 6 (issue 13) added dictionary synonyms
+# for the dev set's classes of misses: overwrite/fix (update), latest/newest, restore/untrash, dialog/
+# modal/popup, S/MIME certificates; dev top-1 19.8 -> 20.8 %, top-5 47.9 -> 51.0 %, tuning top-1 52.6 ->
+# 53.2 %, top-5 75.3 %; held out top-5 63.8 -> 62.8 %. Tried and dropped as moving nothing: scrap
+# (cancel), tape (record), blurb (description), roster (member), behalf (delegate), hold (queue),
+# "bring back" (restore).
 RELATED = """
 get fetch read retrieve show view see display inspect describe detail info information lookup obtain check look
 list enumerate browse
 create add new make post insert register generate open setup build start store
 delete remove destroy drop erase purge discard wipe kill
-update edit modify change patch set alter adjust replace configure rename reopen
+update edit modify change patch set alter adjust replace configure rename reopen overwrite fix
 search find query lookup locate filter match look
 star favorite favourite bookmark like
 send deliver post dispatch mail email text notify message
@@ -115,10 +120,14 @@ profile account identity
 signature sendas
 thread conversation
 draft unsent
+dialog modal form popup
+smime certificate sign signing encrypt encryption
 emoji reaction
 reaction emoji thumbs
 pending waiting awaiting open outstanding
 upcoming next future
+latest newest recent current
+restore recover undelete untrash unarchive reinstate
 status state progress health condition ready finished
 workspace team
 test verify check validate

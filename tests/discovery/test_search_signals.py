@@ -109,3 +109,17 @@ def test_a_verb_s_ing_form_meets_its_other_forms() -> None:
           for kind in ("Pod", "Node", "Service", "Secret", "Namespace", "Event")),
     ]
     assert SearchIndex(docs).rank("list the provisioning options", limit=1)[0][0][0] == "k8s.listStorageV1StorageClass"
+
+
+def test_everyday_words_reach_the_words_apis_use() -> None:
+    """Dictionary synonyms (round 6): overwrite/fix a thing is to update it, the newest is the latest, to bring
+    back from the bin is to restore (untrash), a pop-up form is a dialog (modal), a signing certificate is S/MIME."""
+    def related(word: str) -> set[str]:
+        return {t for t, _w, _src in expand(stems(word))}
+
+    assert {"replac", "updat"} <= related("overwrite")
+    assert "updat" in related("fix")
+    assert "latest" in related("newest")
+    assert "untrash" in related("restore")
+    assert {"dialog", "modal"} <= related("popup")
+    assert "smim" in related("certificate")
