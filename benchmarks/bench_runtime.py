@@ -30,8 +30,11 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
 from codemode_kernel import CodemodeRuntime, InProcessExecutor, ToolSetConnector
+from codemode_kernel.catalog import Catalog
 from codemode_kernel.executor.base import ExecuteResult
-from codemode_kernel.journal import entries
+from codemode_kernel.journal import JournalStore, entries
+from codemode_kernel.passes import PassHandler, PassState
+from codemode_kernel.runtime_journal import open_journal
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -152,6 +155,32 @@ async def journaled_rate(tmp: Path, kind: str, n: int, fn: Any) -> tuple[float, 
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         assert out["status"] == "completed", out
     return n / elapsed, cpu / n * 1e6
+
+
+async def handler_call_us(tmp: Path, n: int) -> float:
+    """Host CPU µs per journaled call of the pass's host side alone: the sandbox's requests handed
+    straight to :class:`PassHandler` over a SQLite journal (validation, the journal, an async
+    connector, the codec), without a sandbox, a pipe or an event-loop wake-up. The rest of a
+    journaled call's CPU is the conversation with the sandbox (issue 12)."""
+    path = tmp / "handler.db"
+    path.unlink(missing_ok=True)
+    store = JournalStore(f"sqlite:///{path}")
+    catalog = Catalog.resolve_sync({"noop": ToolSetConnector([noop_async], name="noop")})
+    assert catalog is not None
+    try:
+        with open_journal(store, "bench") as journal:
+            journal.insert_execution("e", "...", ["noop"], {}, {}, passes=1)
+            host = PassHandler(journal=journal, catalog=catalog, state=PassState("e", 1, {}), search=str,
+                               describe=str, snippet=lambda name, value: {})
+            requests = [{"op": "call", "connector": "noop", "method": "noop_async", "args": {"i": i}, "replayed": 0}
+                        for i in range(n)]
+            cpu = time.process_time()
+            for request in requests:
+                await host(request)
+            host.flush()
+            return (time.process_time() - cpu) / n * 1e6
+    finally:
+        store.dispose()
 
 
 async def replay_us(tmp: Path, kind: str, reads: int) -> float:
@@ -279,6 +308,9 @@ async def main() -> None:
                               [r[1] for r in rates["noop_async"]], anchor=cpu_anchor, anchor_samples=floor_cpu))
         figures.append(Figure(group, "host CPU per journaled call, sync connector (in a thread)", "µs",
                               [r[1] for r in rates["noop"]], anchor=cpu_anchor, anchor_samples=floor_cpu))
+        figures.append(Figure(group, "host CPU per journaled call, the pass's host side alone (no sandbox)", "µs",
+                              [await handler_call_us(tmp, calls) for _ in range(repeats)], anchor=cpu_anchor,
+                              anchor_samples=floor_cpu))
         progress("replay")
         figures.append(Figure(group, f"replay per recorded call (approve after {reads} reads)", "µs",
                               [await replay_us(tmp, kind, reads) for _ in range(repeats)],

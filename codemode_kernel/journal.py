@@ -157,10 +157,11 @@ _ALL_ROWS = 1 << 62  # a LIMIT that every database takes for "no limit" (an OFFS
 class _Prepared:
     """A Core statement compiled once for the store's dialect and run on the DBAPI connection.
 
-    The journal's two hot statements (insert an entry, finish an entry) run twice per
-    connector call. Building and cache-keying a Core statement per call cost ~80 us each,
-    which made a journaled call 4x slower than the SQLite floor (benchmarks/bench_runtime.py);
-    compiling once keeps SQL generation in SQLAlchemy and the per-call cost near the driver's.
+    The journal's two hot statements (insert an entry, finish an entry) run once each per
+    connector call, in one transaction (one call's finish rides with the next call's insert).
+    Building and cache-keying a Core statement per call cost ~80 us each, which made a
+    journaled call 4x slower than the SQLite floor (benchmarks/bench_runtime.py); compiling
+    once keeps SQL generation in SQLAlchemy and the per-call cost near the driver's.
     """
 
     def __init__(self, stmt: ClauseElement, engine: Engine) -> None:
