@@ -130,3 +130,14 @@ def test_a_tool_without_an_http_path_is_scoped_by_its_required_arguments() -> No
     index = SearchIndex(tools)
     assert index.scopes[:3] == [(("owner",), ("repo",)), (("org",),), (("issu",),)]
     assert index.rank("issues of an organization", limit=1)[0][0][0] == "t.list_org_issues"
+
+
+def test_a_question_asks_for_a_read_even_where_a_write_says_its_words_more_plainly() -> None:
+    """The change names the card in its summary, the read only further on: the question still wants the read."""
+    docs = [SearchDocument(key="c.update_payment_method", connector="c", name="update_payment_method",
+                           summary="Updates the card of a payment method."),
+            SearchDocument(key="c.get_payment_method", connector="c", name="get_payment_method",
+                           summary="Retrieves a payment method.", body="Includes its card."),
+            *(SearchDocument(key=f"c.other_{i}", connector="c", name=f"other_{i}", summary=f"Other thing {i}.")
+              for i in range(6))]
+    assert SearchIndex(docs).rank("which card is on payment method 5?", limit=1)[0][0][0] == "c.get_payment_method"
