@@ -167,3 +167,18 @@ def test_versions_paths_and_words_joined_by_a_slash_are_not_owner_and_name() -> 
     for query in ("list the kinds served by batch/v1", "networking.k8s.io/v1alpha1 kinds", "grant read and/or write",
                   "GET /repos/{owner}/{repo}", "see https://example.com/a/b", "mail a@b.com/x"):
         assert index.ids.read(query) == query
+
+
+def test_an_identifier_only_one_connector_defines_says_which_service_is_meant() -> None:
+    """"MM123" is of a kind only the telephony connector's patterns define: its media, not the mail's attachments."""
+    docs = [
+        _doc("mail", "users_messages_attachments_get", "Gets the specified message attachment.",
+             "/gmail/v1/users/{userId}/messages/{messageId}/attachments/{id}"),
+        _doc("mail", "users_messages_get", "Gets the specified message.", "/gmail/v1/users/{userId}/messages/{id}"),
+        _doc("phone", "ListMedia", "Retrieve a list of Media resources belonging to the account used to make the "
+                                   "request", "/Accounts/{AccountSid}/Messages/{MessageSid}/Media.json",
+             (("AC", "account"), ("SM", "message"), ("MM", "message"))),
+        _doc("phone", "FetchMessage", "Fetch a message belonging to the account used to make the request",
+             "/Accounts/{AccountSid}/Messages/{Sid}.json", (("AC", "account"), ("SM", "messages"), ("MM", "messages"))),
+    ]
+    assert _first(docs, "get the attachments of MM123") == "phone.ListMedia"
