@@ -141,3 +141,16 @@ def test_a_question_asks_for_a_read_even_where_a_write_says_its_words_more_plain
             *(SearchDocument(key=f"c.other_{i}", connector="c", name=f"other_{i}", summary=f"Other thing {i}.")
               for i in range(6))]
     assert SearchIndex(docs).rank("which card is on payment method 5?", limit=1)[0][0][0] == "c.get_payment_method"
+
+
+def test_a_read_does_not_bring_in_the_verbs_of_a_write() -> None:
+    """"email" and "text" may mean "send" ("email the team"), not in a request to read an email's text."""
+    docs = [SearchDocument(key="m.messages_send", connector="m", name="messages_send",
+                           summary="Sends the specified message to the recipients in the To, Cc, and Bcc headers."),
+            SearchDocument(key="m.messages_get", connector="m", name="messages_get",
+                           summary="Gets the specified message."),
+            *(SearchDocument(key=f"m.other_{i}", connector="m", name=f"other_{i}", summary=f"Other thing {i}.")
+              for i in range(6))]
+    index = SearchIndex(docs)
+    assert index.rank("read the full text of email 18c2f0 including headers", limit=1)[0][0][0] == "m.messages_get"
+    assert index.rank("email the team the notes", limit=1)[0][0][0] == "m.messages_send"
