@@ -129,3 +129,39 @@ async def test_search_prefers_the_sibling_whose_scopes_the_request_names() -> No
                                                  "github.repos_list_pull_requests_associated_with_commit"]
         named = await rt.search("pull requests that brought a commit in", limit=1)
         assert named.results[0].path == "github.repos_list_pull_requests_associated_with_commit"
+
+
+def _sid(name: str, prefix: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True,
+            "schema": {"type": "string", "pattern": f"^{prefix}[0-9a-fA-F]{{32}}$"}}
+
+
+CALLS_API: dict[str, Any] = {
+    "openapi": "3.0.3", "info": {"title": "calls", "version": "1"},
+    "paths": {
+        "/Accounts/{AccountSid}/Conferences/{Sid}.json": {
+            "parameters": [_sid("AccountSid", "AC"), _sid("Sid", "CF")],
+            "get": _operation("FetchConference", "Fetch an instance of a conference"),
+            "post": _operation("UpdateConference", "Update a conference")},
+        "/Accounts/{AccountSid}/Conferences.json": {
+            "parameters": [_sid("AccountSid", "AC")],
+            "get": _operation("ListConference", "Retrieve a list of conferences belonging to the account")},
+        "/Accounts/{AccountSid}/Queues/{Sid}.json": {
+            "parameters": [_sid("AccountSid", "AC"), _sid("Sid", "QU")],
+            "get": _operation("FetchQueue", "Fetch an instance of a queue identified by the QueueSid"),
+            "post": _operation("UpdateQueue", "Update the queue with the new parameters")},
+        "/Accounts/{AccountSid}/Queues.json": {
+            "parameters": [_sid("AccountSid", "AC")],
+            "post": _operation("CreateQueue", "Create a queue")},
+    },
+}
+
+
+async def test_search_reads_a_quoted_identifier_as_its_resource() -> None:
+    """Through a real OpenAPI connector: the parameters' patterns say CF… is a conference and QU… a queue, and a
+    method that takes the quoted identifier comes first."""
+    async with runtime(OpenApiConnector("calls", CALLS_API, base_url="http://127.0.0.1:9")) as rt:
+        going = await rt.search("is CF0123 still going?", limit=1)
+        assert going.results[0].path == "calls.FetchConference"
+        bigger = await rt.search("raise the max size of QU42 to 200", limit=1)
+        assert bigger.results[0].path == "calls.UpdateQueue"
