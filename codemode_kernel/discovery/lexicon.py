@@ -211,12 +211,14 @@ profile address mailbox
 unread unseen new
 """
 
-# word or abbreviation -> the words it stands for (full weight)
+# word or abbreviation -> the words it stands for (full weight). "ci" is not one: continuous integration
+# covers runners, workflows and checks, so it stays a related word of the workflow group (round 6: dev
+# top-1 20.8 -> 21.9 %, MRR 0.340 -> 0.345; tuning and held out unchanged).
 ALIASES: Mapping[str, str] = {
     "pr": "pull request", "prs": "pull request", "mr": "merge request",
     "dm": "direct message", "dms": "direct message", "im": "direct message",
     "k8s": "kubernetes", "repo": "repository", "repos": "repository", "org": "organization",
-    "orgs": "organization", "sms": "message", "mms": "message media", "ci": "workflow run",
+    "orgs": "organization", "sms": "message", "mms": "message media",
     "config": "configuration", "env": "environment", "envs": "environment", "auth": "authentication",
     "ssh": "ssh key", "gpg": "gpg key", "2fa": "two factor", "url": "link", "pvc": "persistent volume claim",
     "hpa": "horizontal pod autoscaler", "cronjob": "cron job", "ooo": "out office vacation",

@@ -124,3 +124,12 @@ def test_everyday_words_reach_the_words_apis_use() -> None:
     assert "untrash" in related("restore")
     assert {"dialog", "modal"} <= related("popup")
     assert "smim" in related("certificate")
+
+
+def test_ci_is_a_related_word_not_an_abbreviation_of_one_thing() -> None:
+    """"CI" (continuous integration) covers runners, workflows and checks: it brings "workflow" in as a related word,
+    below the request's own words, not as a spelled-out "workflow run" at full weight (round 6: "our CI box" is a
+    runner)."""
+    weights = {t: w for t, w, _src in expand(stems("ci"))}
+    assert 0 < weights["workflow"] < 1
+    assert weights.get("run", 0) < 1
