@@ -66,6 +66,9 @@ Design log (how a pass gets a fresh confined process quickly):
   keeps one more child forked ahead and its children skip the warm-up.
 - no warm-up in the children at all: passes 200 ms apart then pay the copy-on-write faults
   of a first run themselves (~2.5 ms instead of ~1.1 ms).
+- ``os.fork()`` in Z': in each child CPython repaired threads and locks Z' never had and ran
+  ``threading``'s and ``random``'s at-fork handlers, ~190 copy-on-write faults (~0.4 ms) before
+  any code of ours. Z' calls glibc's ``fork()`` itself (:func:`fork`); the child reseeds ``random``.
 - rejected as still too slow to reach 2 ms per pass back to back on two cores: each fresh
   child costs ~1.2-1.5 ms of the zygote's CPU (``fork`` copying page tables, then the
   zygote's own copy-on-write faults) and ~2.5-3.7 ms in the child (half copy-on-write
