@@ -213,7 +213,9 @@ unread unseen new
 
 # word or abbreviation -> the words it stands for (full weight). "ci" is not one: continuous integration
 # covers runners, workflows and checks, so it stays a related word of the workflow group (round 6: dev
-# top-1 20.8 -> 21.9 %, MRR 0.340 -> 0.345; tuning and held out unchanged).
+# top-1 20.8 -> 21.9 %, MRR 0.340 -> 0.345; tuning and held out unchanged). Nor is "sha" ("commit"): a
+# SHA is any hash (a sha256 digest of an artifact, a blob); dev MRR 0.345 -> 0.347, tuning top-1 53.2 ->
+# 53.7 %.
 ALIASES: Mapping[str, str] = {
     "pr": "pull request", "prs": "pull request", "mr": "merge request",
     "dm": "direct message", "dms": "direct message", "im": "direct message",
@@ -224,7 +226,7 @@ ALIASES: Mapping[str, str] = {
     "hpa": "horizontal pod autoscaler", "cronjob": "cron job", "ooo": "out office vacation",
     "stats": "statistics", "info": "information", "id": "identifier",
     "dnd": "do not disturb snooze", "pos": "point sale terminal", "gst": "tax", "otp": "verification code",
-    "mfa": "two factor", "sha": "commit", "ns": "namespace", "svc": "service", "cm": "config map",
+    "mfa": "two factor", "ns": "namespace", "svc": "service", "cm": "config map",
     "sa": "service account", "lb": "service",
 }
 

@@ -133,3 +133,8 @@ def test_ci_is_a_related_word_not_an_abbreviation_of_one_thing() -> None:
     weights = {t: w for t, w, _src in expand(stems("ci"))}
     assert 0 < weights["workflow"] < 1
     assert weights.get("run", 0) < 1
+
+
+def test_sha_is_not_spelled_out_as_a_commit() -> None:
+    """A SHA is any hash (an artifact's sha256 digest, a blob's): "sha" is not read as "commit"."""
+    assert "commit" not in {t for t, _w, _src in expand(stems("sha"))}
