@@ -313,9 +313,12 @@ _ACTIONS: Mapping[str, str] = {stem(w): a for a, ws in {
     "list": "list all enumerate browse every",
     "create": "create add new make insert register generate post send submit upload import attach start launch "
               "begin schedule invite assign subscribe",
-    "update": "update edit modify change patch set alter adjust replace configure rename",
+    "update": "update edit modify change patch set alter adjust replace configure rename overwrite fix",
     "delete": "delete remove destroy drop erase purge discard wipe",
 }.items() for w in ws.split()}
+# "overwrite" and "fix" (round 6) as the lexicon has them: without them an unknown first verb let a later
+# word decide ("overwrite … with this new definition" read as a create): dev top-1 21.9 -> 22.9 %, MRR
+# 0.347 -> 0.352; tuning unchanged.
 
 
 def method_action(doc: SearchDocument) -> str:

@@ -154,3 +154,13 @@ def test_a_read_does_not_bring_in_the_verbs_of_a_write() -> None:
     index = SearchIndex(docs)
     assert index.rank("read the full text of email 18c2f0 including headers", limit=1)[0][0][0] == "m.messages_get"
     assert index.rank("email the team the notes", limit=1)[0][0][0] == "m.messages_send"
+
+
+def test_overwrite_and_fix_are_changes_whatever_other_action_words_follow() -> None:
+    """"overwrite X with this new definition" is a change: "new" later in the request does not make it a create."""
+    docs = [_doc("createNamespacedRoleBinding", "create a RoleBinding"),
+            _doc("replaceNamespacedRoleBinding", "replace the specified RoleBinding"),
+            *(_doc(f"readNamespaced{kind}", f"read the specified {kind}")
+              for kind in ("Pod", "Node", "Secret", "Lease"))]
+    assert _first(docs, "overwrite the dev role binding with this new definition") == "c.replaceNamespacedRoleBinding"
+    assert _first(docs, "fix the role binding with a new subject") == "c.replaceNamespacedRoleBinding"
