@@ -707,7 +707,8 @@ class SearchIndex:
                 taken = self._taken[i] = taken_ids(self.docs[i].http_path)
             for resource in quoted:
                 n = len(resource)
-                hits = [k for k, run in enumerate(taken) if run[-n:] == resource]
+                hits = [k for k, run in enumerate(taken) if run[-n:] == resource or (n == 1 and resource[0] in run
+                                                                                      and resource[0][0] == "#")]
                 if hits:
                     score *= ID_TAKEN * (ID_ITEM if hits[-1] == len(taken) - 1 else 1.0)
             out.append((score, i))

@@ -92,9 +92,9 @@ def test_the_request_s_other_words_choose_between_resources_a_prefix_fits() -> N
 
 
 def test_what_is_not_an_identifier_is_left_as_it_is() -> None:
-    """Words, e-mail addresses, versions, and identifiers whose prefix names nothing stay as written."""
+    """Words, versions, and identifiers whose prefix names nothing stay as written."""
     index = SearchIndex(PAYMENTS + TELEPHONY)
-    for query in ("send as sales@acme.com", "upgrade to v1.2", "label bug_2 and NPM_TOKEN", "zz_123 and ZZ77",
+    for query in ("upgrade to v1.2", "label bug_2 and NPM_TOKEN", "zz_123 and ZZ77",
                   "deploy nginx:1.27", "call CA"):
         assert index.ids.read(query) == query
 
@@ -165,7 +165,7 @@ def test_an_owner_and_name_joined_by_a_slash_name_what_paths_take_by_two_paramet
 def test_versions_paths_and_words_joined_by_a_slash_are_not_owner_and_name() -> None:
     index = SearchIndex(CODE_HOST)
     for query in ("list the kinds served by batch/v1", "networking.k8s.io/v1alpha1 kinds", "grant read and/or write",
-                  "GET /repos/{owner}/{repo}", "see https://example.com/a/b", "mail a@b.com/x"):
+                  "GET /repos/{owner}/{repo}", "see https://example.com/a/b"):
         assert index.ids.read(query) == query
 
 
@@ -182,3 +182,20 @@ def test_an_identifier_only_one_connector_defines_says_which_service_is_meant() 
              "/Accounts/{AccountSid}/Messages/{Sid}.json", (("AC", "account"), ("SM", "messages"), ("MM", "messages"))),
     ]
     assert _first(docs, "get the attachments of MM123") == "phone.ListMedia"
+
+
+def test_an_email_address_names_what_a_parameter_named_for_one_identifies() -> None:
+    """Only the alias methods take an address in their path ({sendAsEmail}): "settings for sales@acme.com" is the
+    alias's, and the address's own words (sales, acme, com) are not read."""
+    docs = [
+        _doc("mail", "settings_sendAs_get", "Gets the specified send-as alias.",
+             "/gmail/v1/users/{userId}/settings/sendAs/{sendAsEmail}"),
+        _doc("mail", "settings_getVacation", "Gets vacation responder settings.",
+             "/gmail/v1/users/{userId}/settings/vacation"),
+        _doc("mail", "settings_getImap", "Gets IMAP settings.", "/gmail/v1/users/{userId}/settings/imap"),
+        _doc("shop", "GetCustomersSearch", "Search for customers, by email or name, from the sales team.",
+             "/v1/customers/search"),
+    ]
+    index = SearchIndex(docs)
+    assert index.ids.parse("show the settings for sales@acme.com") == ("show the settings for  ", (("#email",),))
+    assert _first(docs, "show the settings for sales@acme.com") == "mail.settings_sendAs_get"
