@@ -361,6 +361,13 @@ def query_action(query_stems: Sequence[str]) -> str:
     return ""
 
 
+# Text the request quotes ('invoice overdue', "bug") is a value (what to search for, send, name a thing),
+# not words for the method: it is left out of the ranking, unless nothing else of the request is in the
+# catalog. Dev: top-5 53.1 -> 54.2 %, paraphrase top-5 47.6 -> 49.2 %, MRR 0.356 -> 0.357; the tuning
+# file quotes nothing.
+_QUOTED = re.compile(r"(?<![\w'\"\u2018\u201c])(['\"\u2018\u201c])[^'\"\u2018\u2019\u201c\u201d\n]{1,200}"
+                     r"['\"\u2019\u201d](?!\w)")
+QUOTED_IS_DATA = True
 _RAW_WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _QUESTION = frozenset({"what", "who", "which", "whose", "when", "where", "is", "are", "was", "were", "has", "have",
                        "did"})
@@ -719,6 +726,15 @@ class SearchIndex:
         return self._query_text(self.ids.read(query) if READ_IDS else query)
 
     def _query_text(self, query: str) -> tuple[list[str], list[tuple[str, float, int]]]:
+        if QUOTED_IS_DATA and ("'" in query or '"' in query or "\u2018" in query or "\u201c" in query):
+            unquoted = _QUOTED.sub(" ", query)
+            if unquoted != query:
+                q, terms = self._query_text_plain(unquoted)
+                if terms:  # else the quotation is all the request says
+                    return q, terms
+        return self._query_text_plain(query)
+
+    def _query_text_plain(self, query: str) -> tuple[list[str], list[tuple[str, float, int]]]:
         said = " ".join(rewrite(words(query)))
         q = stems(said)
         if not q:

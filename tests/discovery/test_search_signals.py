@@ -138,3 +138,21 @@ def test_ci_is_a_related_word_not_an_abbreviation_of_one_thing() -> None:
 def test_sha_is_not_spelled_out_as_a_commit() -> None:
     """A SHA is any hash (an artifact's sha256 digest, a blob's): "sha" is not read as "commit"."""
     assert "commit" not in {t for t, _w, _src in expand(stems("sha"))}
+
+
+def test_quoted_text_is_a_value_not_words_for_the_method() -> None:
+    """'invoice overdue' is what to search the chat for, not words of the method: the invoice search does not
+    cover them; a request that is nothing but a quotation, or whose other words the catalog lacks, is still read."""
+    docs = [
+        _doc("chat", "search_messages", "Searches for messages matching a query."),
+        _doc("pay", "GetInvoicesSearch", "Search for invoices you've previously created."),
+        *(_doc("pay", f"Get{kind}", f"Returns a list of your {kind.lower()}.")
+          for kind in ("Customers", "Charges", "Payouts", "Refunds", "Products", "Prices")),
+    ]
+    index = SearchIndex(docs)
+    have, lack = index.covered("find where anyone mentioned 'invoice overdue' in chat", "pay.GetInvoicesSearch")
+    assert "invoic" not in have + lack and "chat" in lack
+    assert index.covered("find where anyone mentioned invoice overdue in chat", "pay.GetInvoicesSearch")[0] == [
+        "find", "invoic"]
+    assert index.rank('"search invoices"', limit=1)[0][0][0] == "pay.GetInvoicesSearch"
+    assert index.rank("where did they write 'overdue invoices'?", limit=1)[0][0][0] == "pay.GetInvoicesSearch"
