@@ -39,14 +39,14 @@ from codemode_kernel.discovery.text import STOP, stem, stems
 __all__ = ["IdReader", "pair_resources", "path_resources", "pattern_prefixes", "taken_ids"]
 
 READ_EMAILS = True
-# An identifier's prefix names at most this many resources, else it says too little to read.
+# At most this many resources are read for one identifier (those tied for the commonest).
 MOST = 3
 # ``owner/name`` (acme/api, cli/cli): two names joined by a slash, not a version (batch/v1) nor a path.
 _PAIR = re.compile(r"(?<![\w@./:-])([A-Za-z][\w-]*)/([A-Za-z][\w.-]*[\w])(?![\w/])")
 _VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d*)?")
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 # The tails are written with a lookahead for their digit, so a long token that fails to end well is
 # read in linear time (``[0-9a-f]*[0-9][0-9a-f]*`` backtracks quadratically: 0.3 s for 5,000 digits).
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 _SID = re.compile(r"\b([A-Z]{2,4})(?=[0-9a-fA-F]*[0-9])[0-9a-fA-F]+\b")
 _PREFIXED = re.compile(r"(?<![\w@.])([a-z]{2,}(?:_[a-z]{2,})*)_((?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]+)\b")
 # ``^CF[0-9a-fA-F]{32}$``, ``^(SM|MM)[0-9a-fA-F]{32}$``: the literal capitals an identifier starts with.
