@@ -19,8 +19,8 @@ commit per call while a pass calls connectors back to back, instead of two (issu
 must be durable before that call runs, so the outcome rides in a commit the host makes anyway).
 When no next call comes within :data:`OUTCOME_BOUND`, a loop timer commits it on its own; and
 :meth:`PassHandler.flush` commits it first in every other request (a step, a search, a replay
-that claims an approved call) and before the runtime records how the pass ended (completed,
-paused, failed).
+that claims an approved call), before the runtime records how the pass ended (completed,
+paused, failed), and when the caller cancels ``execute()``.
 
 Why that keeps DESIGN's promises ("before calling a connector the entry is durably
 ``executing``; after the result is recorded it is ``applied``"): no connector runs before its

@@ -346,6 +346,7 @@ class CodemodeRuntime:
                                                  replay=plan)
         except asyncio.CancelledError:
             if begin is None or not begin.stopped_pass():
+                handler.flush()  # the last call's outcome waits for a commit (passes.py): not lost to the cancel
                 raise
             result = ExecuteResult()  # the start failed and stopped the pass: said just below
         except Exception as exc:  # an executor must return errors as data; one that raised failed the pass

@@ -21,7 +21,7 @@ from codemode_kernel.errors import StoreError
 from codemode_kernel.journal import JournalStore
 from codemode_kernel.passes import PassHandler, PassState
 from codemode_kernel.runtime_journal import RuntimeJournal, open_journal
-from tests.conftest import StoreSql
+from tests.conftest import RuntimeFactory, StoreSql
 
 pytestmark = pytest.mark.anyio
 
@@ -58,7 +58,7 @@ def probe(store_sql: StoreSql) -> Probe:
 def store(db_url: str) -> Iterator[JournalStore]:
     made = JournalStore(db_url)
     yield made
-    made.engine.dispose()
+    made.dispose()
 
 
 @pytest.fixture
@@ -177,6 +177,30 @@ async def test_a_failed_commit_of_outcome_and_mark_runs_nothing_and_ends_the_pas
             assert "abort" in await host(call(3))
             host.flush()
     finally:
-        store.engine.dispose()
+        store.dispose()
     assert len(probe.seen) == 1
     assert probe.entries() == [(0, "executing", None)]
+
+
+async def test_a_cancelled_execute_leaves_the_calls_it_finished_applied(
+        make_runtime: RuntimeFactory, store_sql: StoreSql) -> None:
+    """It is an error if cancelling ``execute()`` right after a call's reply loses that call's outcome.
+
+    The outcome waits for the next call's commit; the cancellation closes the pass's connection
+    before the timer is due, so the runtime must commit it on the way out.
+    """
+    running: list[asyncio.Task[Any]] = []
+    calls = {"write": 0}
+
+    async def write(n: int) -> int:
+        """Record a number, and cancel the execution once this reply is on its way."""
+        calls["write"] += 1
+        asyncio.get_running_loop().call_soon(running[0].cancel)
+        return n
+
+    rt = make_runtime([ToolSetConnector([write], name="probe")])
+    running.append(asyncio.ensure_future(rt.execute("probe.write(n=1)\nwhile True:\n    pass")))
+    with pytest.raises(asyncio.CancelledError):
+        await running[0]
+    assert calls == {"write": 1}
+    assert store_sql("SELECT seq, state, result FROM codemode_entries") == [(0, "applied", "1")]
