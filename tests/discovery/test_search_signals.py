@@ -156,3 +156,28 @@ def test_quoted_text_is_a_value_not_words_for_the_method() -> None:
         "find", "invoic"]
     assert index.rank('"search invoices"', limit=1)[0][0][0] == "pay.GetInvoicesSearch"
     assert index.rank("where did they write 'overdue invoices'?", limit=1)[0][0][0] == "pay.GetInvoicesSearch"
+
+
+def test_a_generic_result_is_read_as_its_resource_s() -> None:
+    """A result type most methods share (Kubernetes' Status) says nothing of the method: the delete of a collection
+    also carries what its resource's other methods return (a StorageClass "can be dynamically provisioned"), so an
+    everyday description of the resource finds it."""
+    status = "Status Status is a return value for calls that don't return other objects."
+    storage_class = "StorageClass StorageClass describes the parameters for a class of storage that is provisioned."
+
+    def doc(name: str, verb: str, path: str, returns: str) -> SearchDocument:
+        return SearchDocument(key=f"k8s.{name}", connector="k8s", name=name, summary=f"{verb.lower()} {name}",
+                              http_method=verb, http_path=path, returns=returns)
+
+    docs = [
+        doc("deleteStorageV1CollectionStorageClass", "DELETE", "/apis/storage/v1/storageclasses", status),
+        doc("createStorageV1StorageClass", "POST", "/apis/storage/v1/storageclasses", storage_class),
+        doc("readStorageV1StorageClass", "GET", "/apis/storage/v1/storageclasses/{name}", storage_class),
+        *(doc(f"deleteCoreV1Collection{kind}", "DELETE", f"/api/v1/{kind.lower()}s", status)
+          for kind in ("Pod", "Node", "Secret", "Event", "Service", "Endpoints", "PersistentVolume")),
+    ]
+    index = SearchIndex(docs)
+    assert index.rank("delete every provisioning profile", limit=1)[0][0][0] == (
+        "k8s.deleteStorageV1CollectionStorageClass")
+    have, _lack = index.covered("delete the provisioned ones", "k8s.deleteStorageV1CollectionStorageClass")
+    assert "provision" in have
