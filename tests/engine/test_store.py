@@ -13,7 +13,7 @@ import pytest
 
 from codemode_kernel import CodemodeRuntime, InProcessExecutor
 from codemode_kernel.errors import StoreError
-from codemode_kernel.journal import JournalStore
+from codemode_kernel.journal import JournalStore, Outcome
 from tests.support import Shop
 
 pytestmark = pytest.mark.anyio
@@ -93,5 +93,31 @@ def test_starting_an_execution_prunes_and_inserts_in_one_transaction(db_url: str
             assert store.start_execution(conn, "default", "e4", "2", [], {}, {}, keep=1, terminal=terminal) == 2
             rows = {r.id: (r.status, r.passes) for r in store.list_executions(conn, "default")}
             assert rows == {"e3": ("completed", 0), "e4": ("running", 1)}
+    finally:
+        store.dispose()
+
+
+def test_an_outcome_and_the_entry_it_rides_with_commit_together(db_url: str) -> None:
+    """It is an error if a call's outcome is stored without the next entry it was sent with, or lost when
+    that entry's seq is taken (issue 12: one commit per journaled call)."""
+    store = JournalStore(db_url)
+    entry = {"requires_approval": False, "ephemeral": False, "pass_number": 1}
+    try:
+        with store.session() as conn, store.session() as other:
+            store.insert_execution(conn, "default", "e1", "1", [], {}, {})
+            assert store.insert_entry(conn, "default", "e1", 0, "c", "m", "{}", "executing", **entry)
+            with pytest.raises(StoreError):  # a value the driver cannot bind: nothing of the two is kept
+                store.insert_entry(conn, "default", "e1", 1, "c", "m", "{}", "executing", **{
+                    **entry, "pass_number": object()}, finish=Outcome(0, "applied", "10"))
+            assert [(e.seq, e.state) for e in store.entries(other, "default", "e1")] == [(0, "executing")]
+            assert store.insert_entry(conn, "default", "e1", 1, "c", "m", "{}", "executing", **entry,
+                                      finish=Outcome(0, "applied", "10"))
+            assert [(e.seq, e.state, e.result) for e in store.entries(other, "default", "e1")] == [
+                (0, "applied", "10"), (1, "executing", None)]
+            # seq 1 is taken: the insert loses, the outcome it carried is stored all the same
+            assert not store.insert_entry(conn, "default", "e1", 1, "c", "m", "{}", "executing", **entry,
+                                          finish=Outcome(1, "error", error="KeyError: x"))
+            assert [(e.seq, e.state, e.error) for e in store.entries(other, "default", "e1")] == [
+                (0, "applied", None), (1, "error", "KeyError: x")]
     finally:
         store.dispose()
