@@ -65,11 +65,11 @@ VAULT = {"$ref": "#/$defs/io.k8s.api.core.v1.Secret",
 
 
 def test_a_method_is_found_by_what_it_returns() -> None:
-    """The result type's name and first sentence are searchable: 'confidential data' finds a method whose
+    """The result type's name and first sentences are searchable: 'confidential data' finds a method whose
     summary never says it, through the result it declares (a list of them counts too)."""
-    assert result_text(VAULT) == "Secret Secret holds confidential data."
+    assert result_text(VAULT) == "Secret Secret holds confidential data. Long prose."
     assert result_text({"type": "array", "items": VAULT["$defs"]["io.k8s.api.core.v1.Secret"]}) == \
-        "Secret holds confidential data."
+        "Secret holds confidential data. Long prose."
     assert result_text({"$ref": "#/$defs/missing"}) == "missing" and result_text(None) == ""
     echo = tool(lambda **kw: kw, description="create an object of kind S", output_schema=VAULT)
     other = tool(lambda **kw: kw, description="create an object of kind T")

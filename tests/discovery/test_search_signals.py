@@ -63,18 +63,38 @@ PAGE_OF_PODS = {
         "PodList": {"description": "PodList is a list of Pods.",
                     "properties": {"items": {"type": "array", "items": {"$ref": "#/$defs/Pod"}},
                                    "kind": {"type": "string"}}},
-        "Pod": {"description": "Pod is a collection of containers that can run on a host. More text.",
+        "Pod": {"description": "Pod is a collection of containers that can run on a host. Pods are scheduled onto "
+                               "nodes. A pod's containers share a network. Fourth sentence.",
                 "properties": {"spec": {"type": "object"}}},
     },
 }
 
 
 def test_a_page_of_results_is_described_by_what_one_item_is() -> None:
-    """A list method's result names its items' definition too ('a collection of containers')."""
+    """A list method's result names its items' definition too ('a collection of containers'), in its first three
+    sentences (round 7: the kinds' own descriptions say what the method's summary does not: "scheduled onto
+    nodes")."""
     text = result_text(PAGE_OF_PODS)
     assert text.startswith("PodList PodList is a list of Pods.")
     assert "Pod is a collection of containers that can run on a host." in text
-    assert "More text" not in text
+    assert "Pods are scheduled onto nodes. A pod's containers share a network." in text
+    assert "Fourth" not in text
+
+
+def test_a_result_s_later_sentences_find_the_method() -> None:
+    """A word only the second sentence of a method's result type has ("handler") finds that method."""
+    def doc(name: str, returns: str) -> SearchDocument:
+        return SearchDocument(key=f"k8s.{name}", connector="k8s", name=name, summary=f"create a {name[6:]}",
+                              returns=result_text({"$ref": "#/$defs/T", "$defs": {"T": {"description": returns}}}))
+
+    docs = [
+        doc("createRuntimeClass", "RuntimeClass defines a class of container runtime. The handler names the "
+                                  "sandbox that runs the pod."),
+        doc("createPriorityClass", "PriorityClass defines a mapping from a priority class name to a priority."),
+        doc("createStorageClass", "StorageClass describes a class of storage."),
+        doc("createIngressClass", "IngressClass represents the class of an Ingress."),
+    ]
+    assert SearchIndex(docs).rank("add a sandbox handler class", limit=1)[0][0][0] == "k8s.createRuntimeClass"
 
 
 def test_covered_says_which_request_words_a_method_has() -> None:
