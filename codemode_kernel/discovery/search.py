@@ -273,12 +273,23 @@ RESULT_SENTENCES = 3.0
 RESULT_WORDS = 50.0
 
 
+_sentences_cache: dict[tuple[str, int], str] = {}
+
+
 def _sentences(text: str) -> str:
-    """The first RESULT_SENTENCES sentences of a description's first line."""
+    """The first RESULT_SENTENCES sentences of a description's first line (a kind's description is
+    read once, however many methods return it)."""
+    key = (text, int(RESULT_SENTENCES))
+    cached = _sentences_cache.get(key)
+    if cached is not None:
+        return cached
     if RESULT_SENTENCES <= 1:
-        return first_sentence(text)
-    line = summary_line(text, 2_000)
-    return " ".join(re.split(r"(?<=[.?!])\s+", line)[: int(RESULT_SENTENCES)])
+        out = first_sentence(text)
+    else:
+        out = " ".join(re.split(r"(?<=[.?!])\s+", summary_line(text, 2_000))[: int(RESULT_SENTENCES)])
+    if len(_sentences_cache) < 20_000:
+        _sentences_cache[key] = out
+    return out
 
 
 def result_text(schema: object, limit: int | None = None) -> str:
@@ -501,7 +512,9 @@ class SearchIndex:
         self.connectors = {d.connector for d in self.docs}
         self._connector_stems = {stem(c): c for c in self.connectors}
         self.results = self._resource_results() if GENERIC_RESULT < 1 else [d.returns for d in self.docs]
-        fields = [self._fields(d, r) for d, r in zip(self.docs, self.results, strict=True)]
+        # Result texts repeat (a kind's description in each of its methods): each is split into stems once.
+        said: dict[str, list[str]] = {}
+        fields = [self._fields(d, r, said) for d, r in zip(self.docs, self.results, strict=True)]
         self.name_stems = [tuple(dict.fromkeys(f["name"])) for f in fields]
         self.qualifiers = self._qualifiers()
         avg = {f: (sum(len(x[f]) for x in fields) / max(len(fields), 1)) or 1.0 for f in FIELDS}
@@ -617,7 +630,14 @@ class SearchIndex:
         return out
 
     @staticmethod
-    def _fields(d: SearchDocument, returns: str | None = None) -> dict[str, list[str]]:
+    def _fields(d: SearchDocument, returns: str | None = None,
+                said: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+        result = d.returns if returns is None else returns
+        result_stems = said.get(result) if said is not None else None
+        if result_stems is None:
+            result_stems = stems(result)
+            if said is not None:
+                said[result] = result_stems
         return {
             "name": stems(d.name),
             "path": [w for w in stems(re.sub(r"\{[^}]*\}", " ", d.http_path))],
@@ -625,7 +645,7 @@ class SearchIndex:
             "body": stems(d.body),
             "params": stems(" ".join(d.params)),
             "tags": stems(" ".join(d.tags)),
-            "returns": stems(d.returns if returns is None else returns),
+            "returns": result_stems,
             "connector": stems(d.connector),
         }
 
