@@ -211,7 +211,7 @@ async def bench_cost(repeats: int, passes: int) -> list[Figure]:
     runs = [run for run in [await back_to_back_cost(passes) for _ in range(repeats)] if run is not None]
     if not runs:
         return []
-    group = "CPU per back-to-back pass (executor alone; moves less with the machine's load than wall clock)"
+    group = "CPU per back-to-back pass (executor alone; CPU time grows with the load too, the faults do not)"
     figures = [Figure(group, f"{part} CPU per pass", "ms", [run[part] for run in runs], note=note)
                for part, note in (("host", "event loop, pool and zygote reader threads"),
                                   ("zygote", "the fork: page tables, its own copy-on-write faults"),
