@@ -199,3 +199,27 @@ def test_an_email_address_names_what_a_parameter_named_for_one_identifies() -> N
     index = SearchIndex(docs)
     assert index.ids.parse("show the settings for sales@acme.com") == ("show the settings for  ", (("#email",),))
     assert _first(docs, "show the settings for sales@acme.com") == "mail.settings_sendAs_get"
+
+
+def test_a_noun_followed_by_a_number_names_an_item_of_that_resource() -> None:
+    """"hook 42", "hook number 42": the resource named just before a number (or "id"/"number" and one) is
+    identified, so the method that takes that resource's item rises against the list; a number after a word no
+    path takes ("the last 10 hooks") identifies nothing."""
+    def doc(name: str, verb: str, path: str, summary: str) -> SearchDocument:
+        return SearchDocument(key=f"code.{name}", connector="code", name=name, summary=summary, http_method=verb,
+                              http_path=path)
+
+    index = SearchIndex([
+        doc("repos_list_webhooks", "GET", "/repos/{owner}/{repo}/hooks", "List the hooks of a repository"),
+        doc("repos_get_webhook", "GET", "/repos/{owner}/{repo}/hooks/{hook_id}", "Get a hook of a repository"),
+        doc("repos_list_commits", "GET", "/repos/{owner}/{repo}/commits", "List commits"),
+    ])
+
+    def lead(query: str) -> float:
+        scores = dict(index.rank(query, limit=3)[0])
+        return scores["code.repos_get_webhook"] / scores["code.repos_list_webhooks"]
+
+    unnumbered = lead("the last 10 hooks of the repository")
+    assert lead("hook 42 of the repository") > 2 * unnumbered
+    assert lead("hook number 42 of the repository") > 2 * unnumbered
+    assert lead("the hooks of the repository") == unnumbered
