@@ -223,3 +223,24 @@ def test_a_noun_followed_by_a_number_names_an_item_of_that_resource() -> None:
     assert lead("hook 42 of the repository") > 2 * unnumbered
     assert lead("hook number 42 of the repository") > 2 * unnumbered
     assert lead("the hooks of the repository") == unnumbered
+
+
+def test_a_numbered_noun_is_read_in_the_api_s_own_word() -> None:
+    """"email 18c2f0": no path takes an email, but the lexicon's word for it (a message) is what the paths take, so
+    the message's own method rises against the list."""
+    def doc(name: str, path: str, summary: str) -> SearchDocument:
+        return SearchDocument(key=f"mail.{name}", connector="mail", name=name, summary=summary, http_method="GET",
+                              http_path=path)
+
+    index = SearchIndex([
+        doc("messages_list", "/users/{userId}/messages", "Lists the messages in the mailbox, with their text"),
+        doc("messages_get", "/users/{userId}/messages/{id}", "Gets the specified message"),
+        *(doc(f"{kind}_list", f"/users/{{userId}}/{kind}", f"Lists all {kind}")
+          for kind in ("labels", "filters", "delegates", "forwardingAddresses", "identities", "keypairs")),
+    ])
+
+    def lead(query: str) -> float:
+        scores = dict(index.rank(query, limit=3)[0])
+        return scores["mail.messages_get"] / scores["mail.messages_list"]
+
+    assert lead("the text of email 18c2f0") > 2 * lead("the text of the last 10 emails")
