@@ -134,7 +134,7 @@ class PassHandler:
         describe: Callable[..., Any],
         snippet: Callable[[str, Any], Reply],
         begun: Callable[[], Exception | None] | None = None,
-        outcome_bound: float = OUTCOME_BOUND,
+        outcome_bound: float | None = None,
     ) -> None:
         self.journal = journal
         self.catalog = catalog
@@ -147,7 +147,7 @@ class PassHandler:
         self._unsaved: Outcome | None = None
         self._unsaved_at = 0.0
         self._timer: asyncio.TimerHandle | None = None
-        self._bound = outcome_bound
+        self._bound = OUTCOME_BOUND if outcome_bound is None else outcome_bound  # read now: a host may set it
         # Records the start of the pass if that is not done yet; the failure if it failed. No
         # request is answered before it (runtime.PassStart).
         self._begun = begun

@@ -42,7 +42,7 @@ from typing import Any
 
 from sqlalchemy import event
 
-from codemode_kernel import CodemodeRuntime, Connector, ExecutionContext, InProcessExecutor, Tool, tool
+from codemode_kernel import CodemodeRuntime, Connector, ExecutionContext, InProcessExecutor, Tool, passes, tool
 from codemode_kernel.journal import JournalStore
 
 
@@ -188,6 +188,13 @@ async def main(argv: list[str], barrier: Any = None) -> None:
     parser.add_argument("action")
     parser.add_argument("args", nargs="*")
     ns = parser.parse_args(argv)
+    if ns.kill:
+        # A call's outcome rides in the next call's commit, or a loop timer commits it alone within
+        # passes.OUTCOME_BOUND (1 ms). That timer would race a kill point at a store method (on a
+        # loaded machine the next call comes later than 1 ms), so in a host that kills itself the
+        # outcome always waits for the next commit or the pass's end. This process only: the timer
+        # has its own specs (tests/runtime/test_outcome_commits.py).
+        passes.OUTCOME_BOUND = 3600.0
     store = CrashingStore(ns.store, ns.kill)
     async with CodemodeRuntime([Ledger(ns.ledger)], store=store, executor=make_executor(ns.executor),
                                name=ns.name) as rt:
