@@ -214,6 +214,17 @@ class _Prepared:
         cursor.execute(self.sql, self.bind(params))
         return cursor
 
+    def seen(self, conn: Connection, cursor: Any, params: dict[str, Any]) -> Any:
+        """:meth:`on`, and the engine's ``after_cursor_execute`` listeners hear of it as of a statement
+        SQLAlchemy ran (the crash specs stop a host there); the cursor. Without SQLAlchemy's execution
+        and its transaction bookkeeping, a state change costs ~18 us less (issue 12)."""
+        bound = self.bind(params)
+        cursor.execute(self.sql, bound)
+        listeners = conn.dispatch.after_cursor_execute
+        if listeners:
+            listeners(conn, cursor, self.sql, bound, None, False)
+        return cursor
+
     def execute(self, conn: Connection, params: dict[str, Any]) -> CursorResult[Any]:
         """Run it through SQLAlchemy as driver SQL: no statement is built, keyed or compiled per call
         (about 160 us less per statement than ``conn.execute(core_statement)`` here, issue 12), while
@@ -673,19 +684,28 @@ class JournalStore:
 
         params = {"k_runtime": runtime, "k_id": execution_id, **{f"k_expected{i}": e for i, e in enumerate(expected)},
                   **{f"v_{k}": v for k, v in values.items()}}
-        res = self._statement(("transition", len(expected), tuple(values)), build).execute(conn, params)
-        won = res.rowcount == 1
-        if won and settle_pending and status in _TERMINAL:
-            # Nothing waits in a finished execution. Settled in the same transaction, so a host that
-            # dies right after a reject or an expiry leaves no pending call behind.
-            self._statement("settle_pending", lambda: update(entries).where(and_(
-                entries.c.runtime == bindparam("k_runtime"), entries.c.execution_id == bindparam("k_id"),
-                entries.c.state == bindparam("k_state"))).values(
-                state=bindparam("v_state"), error=bindparam("v_error"), updated_at=bindparam("v_updated_at"))).execute(
-                conn, {"k_runtime": runtime, "k_id": execution_id, "k_state": "pending", "v_state": "error",
-                       "v_error": fields.get("error_type") or status, "v_updated_at": values["updated_at"]})
-        conn.commit()
-        return bool(won)
+        # On the driver's cursor, one transaction (issue 12: every pass ends here).
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+        cursor = raw.cursor()
+        try:
+            won = bool(self._statement(("transition", len(expected), tuple(values)), build).seen(
+                conn, cursor, params).rowcount == 1)
+            if won and settle_pending and status in _TERMINAL:
+                # Nothing waits in a finished execution. Settled in the same transaction, so a host that
+                # dies right after a reject or an expiry leaves no pending call behind.
+                self._statement("settle_pending", lambda: update(entries).where(and_(
+                    entries.c.runtime == bindparam("k_runtime"), entries.c.execution_id == bindparam("k_id"),
+                    entries.c.state == bindparam("k_state"))).values(
+                    state=bindparam("v_state"), error=bindparam("v_error"),
+                    updated_at=bindparam("v_updated_at"))).seen(
+                    conn, cursor, {"k_runtime": runtime, "k_id": execution_id, "k_state": "pending",
+                                   "v_state": "error", "v_error": fields.get("error_type") or status,
+                                   "v_updated_at": values["updated_at"]})
+        finally:
+            cursor.close()
+        raw.commit()
+        return won
 
     @_guarded
     def terminal_beyond(self, conn: Connection, runtime: str, keep: int, terminal: Sequence[str]) -> list[str]:
