@@ -249,14 +249,16 @@ class ReturnsAtOnce:
         return None
 
 
-async def runtime_own_us(tmp: Path, passes: int) -> float:
+async def runtime_own_us(tmp: Path, passes: int, keep: int = 50) -> float:
     """Host CPU µs per pass of the runtime alone (journal, catalog, hooks), with an executor that
-    returns at once; past the retention limit, so each pass also prunes one execution."""
+    returns at once; past the retention limit (``max_executions=keep``), so each pass also prunes
+    one execution. The prune's query sorts every execution of the runtime (no index orders them
+    by creation), so this grows with ``keep`` (issue 12)."""
     path = tmp / "own.db"
     path.unlink(missing_ok=True)
     async with CodemodeRuntime([ToolSetConnector([noop], name="noop")], store=f"sqlite:///{path}",
-                               executor=ReturnsAtOnce()) as rt:
-        for _ in range(100):
+                               executor=ReturnsAtOnce(), max_executions=keep) as rt:
+        for _ in range(keep + 50):
             await rt.execute("1 + 1")
         cpu = time.process_time()
         for _ in range(passes):
@@ -334,6 +336,10 @@ async def main() -> None:
                               "each pass prunes one execution)", "µs",
                               [await runtime_own_us(tmp, 300 if args.quick else 1000) for _ in range(repeats)],
                               anchor=cpu_anchor, anchor_samples=floor_cpu))
+        figures.append(Figure(group, "the runtime's own CPU per pass, max_executions=1000 (each pass prunes one "
+                              "of 1,000 kept)", "µs",
+                              [await runtime_own_us(tmp, 300 if args.quick else 1000, keep=1000)
+                               for _ in range(repeats)], anchor=cpu_anchor, anchor_samples=floor_cpu))
     emit("runtime", figures, args.json)
 
 
