@@ -73,7 +73,6 @@ class SpawnLauncher:
     """Each worker a new clean interpreter (no zygote)."""
 
     refill_delay = REFILL_DELAY
-    refill_at_end = True
     #: No extra worker in bursts: each costs ~50 ms of CPU, taken from the passes running.
     burst = 0
 
@@ -430,12 +429,8 @@ def _config_key(config: dict[str, Any]) -> str:
 class ZygoteLauncher:
     """Forks every worker from a zygote; replaces a zygote that died, misbehaved or aged out."""
 
-    #: A fork and its child's confinement cost ~1.5 ms of CPU (the zygote, the child, the pool
-    #: thread): started 5 ms after a worker is handed out, not at once nor when its pass ends, they
-    #: stay off that pass and off the host recording its outcome. Passes back to back (a burst)
-    #: refill at once. Spaced passes, executor alone, load 3-4: 1.98-2.33 -> 1.19-1.41 ms (issue 12).
-    refill_delay = 0.005
-    refill_at_end = False
+    #: Forking costs about a millisecond of CPU: the pool refills at once.
+    refill_delay = 0.0
     #: Back to back, one more child forked ahead: a pass finds one ready while the next is forked.
     burst = 1
 

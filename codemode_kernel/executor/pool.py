@@ -171,8 +171,6 @@ class Launcher(Protocol):
 
     #: Seconds a pool waits after handing out a worker before it starts the replacement.
     refill_delay: float
-    #: Whether the end of a pass starts the replacement at once (before ``refill_delay``).
-    refill_at_end: bool
     #: Workers a pool keeps ready beyond its size while passes come faster than one refills.
     burst: int
 
@@ -230,19 +228,14 @@ class WarmPool:
                 worker = self._idle.popleft()
                 if worker.alive():
                     now = time.monotonic()
+                    self._due = now + self.launcher.refill_delay
                     if worker.ready is None and not _said_something(worker):
                         self._burst_until = now + BURST_HOLD
-                    # Back to back the next pass is coming: refill at once.
-                    bursting = now < self._burst_until and getattr(self.launcher, "burst", 0) > 0
-                    self._due = now + (0.0 if bursting else self.launcher.refill_delay)
                     self._wake()
                     return worker
                 worker.close()
                 self._dead.append(worker)
-            now = time.monotonic()
-            self._burst_until = now + BURST_HOLD  # none was left for this pass
-            if getattr(self.launcher, "burst", 0) > 0:
-                self._due = min(self._due, now)  # and the next one is coming: refill at once
+            self._burst_until = time.monotonic() + BURST_HOLD  # none was left for this pass
             self._wake()
         return self._start(for_pass=True)
 
@@ -251,8 +244,7 @@ class WarmPool:
         worker.close()
         with self._cond:
             self._dead.append(worker)
-            if getattr(self.launcher, "refill_at_end", True):
-                self._due = min(self._due, time.monotonic())  # the pass is over: refill now
+            self._due = min(self._due, time.monotonic())  # the pass is over: refill now
             # Only wake a running pool thread: a retire that comes after close() must not
             # start a new one (close() reaps whatever is left).
             self._cond.notify_all()
