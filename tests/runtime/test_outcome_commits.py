@@ -199,7 +199,10 @@ async def test_a_cancelled_execute_leaves_the_calls_it_finished_applied(
         return n
 
     rt = make_runtime([ToolSetConnector([write], name="probe")])
-    running.append(asyncio.ensure_future(rt.execute("probe.write(n=1)\nwhile True:\n    pass")))
+    # The code computes after the call and makes no other request, so the outcome waits when the
+    # cancellation lands. A bounded loop, not `while True`: the in-process executor cannot stop its
+    # pass's thread, which would spin on through the rest of the test session.
+    running.append(asyncio.ensure_future(rt.execute("probe.write(n=1)\nfor i in range(20_000_000):\n    pass")))
     with pytest.raises(asyncio.CancelledError):
         await running[0]
     assert calls == {"write": 1}
