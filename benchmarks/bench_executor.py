@@ -3,6 +3,16 @@
 Run: .venv/bin/python benchmarks/bench_executor.py [--json] [--quick] [--repeats 5] [--only start,passes]
 Prints figures beside their anchors from the same run and the issue's targets; it asserts nothing.
 
+The ``calls`` section also measures the floor of a call across the process boundary (issue 12):
+the executor's own conversation (a host that answers every call at once, no journal: calls/s,
+host and worker CPU per call) beside two plain processes speaking JSON lines of the same shapes
+over pipes (blocking reads; both ends busy-polling; the host on an asyncio loop, answering in
+its reader callback or handing each request to a task), and the sandbox's side of a call run
+here, outside a worker: restricted code, proxies, session and codec, then the JSON lines, with a
+cProfile split by part. On this 2-core VM the blocking floor is bimodal: ~20 µs a round trip
+(10 µs CPU each side) when the scheduler keeps both processes on one CPU, ~100 µs (25 µs each)
+when a wake-up crosses CPUs; take several repeats.
+
 smolagents' LocalPythonExecutor is compared from a throwaway virtualenv, never from the
 project's: ``make bench`` creates ``.bench-venv`` (gitignored) with it, or create one with
 
@@ -15,15 +25,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import cProfile
 import itertools
 import json
 import os
+import pstats
 import select
 import statistics
 import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +49,8 @@ from figures import Figure, emit, plain_exec_ms, progress
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
 from codemode_kernel.executor.launcher import ZygoteLauncher, zygote_supported
 from codemode_kernel.executor.pool import EmptyRoot, start_worker, worker_command
+from codemode_kernel.executor.sandbox import run_pass
+from codemode_kernel.executor.worker import dumps_line, loads_line
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -264,36 +280,342 @@ def raw_pipe_round_trip_us(n: int) -> float:
     return statistics.median(samples[n // 10:]) * 1e6
 
 
-async def call_round_trip_us(calls: int) -> tuple[float, float]:
-    """Median µs between two requests of a loop of calls the host answers at once, and the host's
-    CPU µs per call (all its threads; the worker's CPU is not counted)."""
+def _cpu_ns(pid: int) -> int:
+    """Nanoseconds ``pid`` (its main thread) has run on a CPU (/proc/PID/schedstat)."""
+    with open(f"/proc/{pid}/schedstat") as f:
+        return int(f.read().split()[0])
+
+
+@dataclass
+class CallRun:
+    """One loop of calls: wall and CPU per call on each side (µs), and the median gap between requests."""
+
+    calls_per_s: float
+    host_us: float
+    sandbox_us: float
+    gap_us: float = float("nan")
+
+
+async def call_round_trip(calls: int) -> CallRun:
+    """A loop of ``calls`` connector calls through the SubprocessExecutor, each answered by the host
+    at once with no journal: the executor's own conversation (sandbox call → JSON line → host →
+    reply). Host CPU is all its threads; the worker's is read from /proc between its first and last
+    request."""
     stamps: list[float] = []
+    worker: list[int] = []
+    executor = SubprocessExecutor(Limits(max_calls=calls + 10))
 
     async def host(message: dict[str, Any]) -> dict[str, Any]:
         stamps.append(time.perf_counter())
+        if not worker:
+            report = executor.isolation or {}
+            worker.extend((int(report["pid"]), _cpu_ns(int(report["pid"])), int(time.process_time_ns())))
+        elif len(stamps) == calls:
+            worker.extend((_cpu_ns(worker[0]), int(time.process_time_ns())))
         return {"value": 1}
 
-    executor = SubprocessExecutor(Limits(max_calls=calls + 10))
     try:
         await executor.warm_up()
-        cpu = time.process_time()
-        out = await executor.execute(f"for i in range({calls}):\n    bench.ping()", {"bench": ["ping"]}, host=host)
-        cpu = time.process_time() - cpu
+        out = await executor.execute(f"for i in range({calls}):\n    bench.ping(i=i)", {"bench": ["ping"]},
+                                     host=host)
         assert out.error is None, out.error
     finally:
         await executor.aclose()
-    return statistics.median(b - a for a, b in itertools.pairwise(stamps)) * 1e6, cpu / calls * 1e6
+    spans = calls - 1  # first request to last: calls - 1 round trips
+    return CallRun(spans / (stamps[-1] - stamps[0]), (worker[4] - worker[2]) / spans / 1e3,
+                   (worker[3] - worker[1]) / spans / 1e3,
+                   statistics.median(b - a for a, b in itertools.pairwise(stamps)) * 1e6)
+
+
+# The process-boundary floor: a child that plays the sandbox (a loop of call requests of the same
+# shape as the worker's, each waiting for its reply) and a host that answers each at once. Both
+# ends use the worker's framing (one compact JSON document per line) and plain blocking pipes.
+PING_PONG_SANDBOX = textwrap.dedent("""\
+    import json, os, sys, time
+    n, spin = int(sys.argv[1]), sys.argv[2] == "spin"
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    decoder = json.JSONDecoder()
+    reader, writer = sys.stdin.buffer, sys.stdout.buffer
+    reader.readline()
+    os.set_blocking(0, not spin)
+    cpu = time.process_time()
+    for i in range(n):
+        writer.write(encoder.encode({"op": "call", "connector": "bench", "method": "ping", "args": {"i": i},
+                                     "replayed": 0}).encode() + b"\\n")
+        writer.flush()
+        while True:
+            try:
+                line = os.read(0, 65536)
+                break
+            except BlockingIOError:
+                pass
+        reply = decoder.decode(line.decode())
+    cpu = time.process_time() - cpu
+    writer.write(encoder.encode({"op": "done", "cpu": cpu}).encode() + b"\\n")
+    writer.flush()
+""")
+_REPLY = {"value": 1}
+
+
+def _ping_pong_child(n: int, spin: bool = False) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-I", "-S", "-c", PING_PONG_SANDBOX, str(n), "spin" if spin else "block"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+
+def _read_line(fd: int, spin: bool) -> bytes:
+    """One whole line from ``fd`` (the other end writes one line and waits for the answer)."""
+    data = b""
+    while not data.endswith(b"\n"):
+        try:
+            data += os.read(fd, 1 << 16)
+        except BlockingIOError:
+            if not spin:
+                select.select([fd], [], [])
+    return data
+
+
+def ping_pong(n: int, *, spin: bool = False) -> CallRun:
+    """The floor: a host that reads each request and answers at once, with a blocking read, or
+    (``spin``) with both ends polling their pipe without ever sleeping (each holds a CPU)."""
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    decoder = json.JSONDecoder()
+    proc = _ping_pong_child(n, spin)
+    assert proc.stdin is not None and proc.stdout is not None
+    out_fd, in_fd = proc.stdin.fileno(), proc.stdout.fileno()
+    os.write(out_fd, b"go\n")
+    os.set_blocking(in_fd, False)
+    line = _read_line(in_fd, spin)
+    start, cpu = time.perf_counter(), time.process_time()
+    for _ in range(n - 1):
+        decoder.decode(line.decode())
+        os.write(out_fd, encoder.encode(_REPLY).encode() + b"\n")
+        line = _read_line(in_fd, spin)
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    os.write(out_fd, encoder.encode(_REPLY).encode() + b"\n")
+    sandbox = json.loads(_read_line(in_fd, False))["cpu"]
+    proc.wait()
+    return CallRun((n - 1) / elapsed, cpu / (n - 1) * 1e6, sandbox / n * 1e6)
+
+
+async def ping_pong_loop(n: int, *, hop: bool) -> CallRun:
+    """The same floor with the host on an asyncio event loop: the request read in a reader callback
+    and answered there (``hop=False``), or handed through a future to a task that answers it, as a
+    coroutine host does (``hop=True``)."""
+    loop = asyncio.get_running_loop()
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    decoder = json.JSONDecoder()
+    proc = _ping_pong_child(n)
+    assert proc.stdin is not None and proc.stdout is not None
+    out_fd, in_fd = proc.stdin.fileno(), proc.stdout.fileno()
+    os.set_blocking(in_fd, False)
+    buffer = bytearray()
+    lines: list[bytes] = []
+    waiter: list[asyncio.Future[None]] = []
+    answered = [0]
+    finished: asyncio.Future[None] = loop.create_future()
+    marks: list[float] = []
+    report: list[bytes] = []
+
+    def answer(line: bytes) -> None:
+        decoder.decode(line.decode())
+        answered[0] += 1
+        if answered[0] in (1, n):
+            marks.extend((time.perf_counter(), time.process_time()))
+        os.write(out_fd, encoder.encode(_REPLY).encode() + b"\n")
+
+    def readable() -> None:
+        try:
+            data = os.read(in_fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if not data:
+            loop.remove_reader(in_fd)
+            if not finished.done():
+                finished.set_result(None)
+            return
+        buffer.extend(data)
+        while (index := buffer.find(b"\n")) >= 0:
+            line = bytes(buffer[: index + 1])
+            del buffer[: index + 1]
+            if line.startswith(b'{"op":"done"'):
+                report.append(line)
+            elif hop:
+                lines.append(line)
+                if waiter and not waiter[0].done():
+                    waiter.pop().set_result(None)
+            else:
+                answer(line)
+
+    async def converse() -> None:
+        while answered[0] < n:
+            while not lines:
+                future = loop.create_future()
+                waiter.append(future)
+                await future
+            answer(lines.pop(0))
+
+    loop.add_reader(in_fd, readable)
+    os.write(out_fd, b"go\n")
+    task = loop.create_task(converse()) if hop else None
+    await finished
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    proc.wait()
+    sandbox = json.loads(report[0])["cpu"] if report else float("nan")
+    spans = n - 1
+    return CallRun(spans / (marks[2] - marks[0]), (marks[3] - marks[1]) / spans * 1e6, sandbox / n * 1e6)
+
+
+class _AnsweringChannel:
+    """A sandbox channel that answers every request at once, in the same process: what a call costs
+    the sandbox's own Python, with (``framed``) or without the JSON lines of the real channel."""
+
+    def __init__(self, framed: bool) -> None:
+        self.framed = framed
+        self.reply_line = dumps_line(_REPLY)
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        if self.framed:
+            dumps_line(message)
+            reply: dict[str, Any] = loads_line(self.reply_line)
+            return reply
+        return {"value": 1}
+
+    def notify(self, message: dict[str, Any]) -> None:
+        if self.framed:
+            dumps_line(message)
+
+
+def sandbox_call_us(calls: int, framed: bool, profile: cProfile.Profile | None = None) -> float:
+    """CPU µs per call of the sandbox's side of a loop of calls, run here (outside a worker and the
+    pool): compiling once, RestrictedPython's guards, the connector proxies, the session (count,
+    local replay, the output stream's lock) and the codec; ``framed`` adds the JSON lines."""
+    code = f"for i in range({calls}):\n    bench.ping(i=i)"
+    channel = _AnsweringChannel(framed)
+    cpu = time.process_time()
+    if profile is not None:
+        profile.enable()
+    done = run_pass(code, {"bench": ["ping"]}, {}, channel, max_calls=calls + 10, capture_variables=False)
+    if profile is not None:
+        profile.disable()
+    cpu = time.process_time() - cpu
+    assert "error" not in done, done
+    return cpu / calls * 1e6
+
+
+def plain_call_us(calls: int) -> float:
+    """CPU µs per call of the same loop as plain Python calling a plain function (no sandbox)."""
+    code = compile(f"for i in range({calls}):\n    bench.ping(i=i)", "<plain>", "exec")
+
+    class Bench:
+        @staticmethod
+        def ping(i: int) -> int:
+            return 1
+
+    cpu = time.process_time()
+    exec(code, {"bench": Bench})
+    return (time.process_time() - cpu) / calls * 1e6
+
+
+# Where a profiled call's sandbox time goes, by the function that spent it (cProfile's own time).
+_SANDBOX_PARTS = (
+    ("RestrictedPython guards (_getattr_ and the attribute lookup it makes)", ("language.py", "Guards.py")),
+    ("connector proxies (ConnectorProxy, MethodProxy)", ("ConnectorProxy", "MethodProxy")),
+    ("the session (call, ask, local replay, count, the output stream's lock)", ("sandbox.py", "stream.py",
+                                                                                "contextlib.py")),
+    ("the codec (encode the arguments, decode the value)", ("codec.py",)),
+    ("JSON (dumps_line, loads_line, the json module)", ("worker.py", "json/", "'encode' of 'str'",
+                                                        "'decode' of 'bytes'")),
+)
+
+
+def sandbox_profile(calls: int) -> dict[str, float]:
+    """Shares (%) of the sandbox's profiled time per call, by part (see ``_SANDBOX_PARTS``)."""
+    profile = cProfile.Profile()
+    sandbox_call_us(calls, True, profile)
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    parts = dict.fromkeys([name for name, _ in _SANDBOX_PARTS] + ["the rest (the loop, builtins)"], 0.0)
+    total = 0.0
+    for (filename, _line, function), (_cc, _nc, own, _cum, _callers) in stats.items():
+        where = f"{filename}:{function}"
+        total += own
+        for name, keys in _SANDBOX_PARTS:
+            if any(key in where for key in keys):
+                parts[name] += own
+                break
+        else:
+            parts["the rest (the loop, builtins)"] += own
+    return {name: 100 * own / total for name, own in parts.items()}
 
 
 async def bench_calls(repeats: int, calls: int) -> list[Figure]:
     progress("call round trip")
-    runs = [await call_round_trip_us(calls) for _ in range(repeats)]
-    return [Figure("Connector calls", "pipe round trip per call, host answers at once", "µs",
-                   [trip for trip, _ in runs],
-                   anchor="raw JSON line over pipes to a child and back", anchor_samples=[
-                       raw_pipe_round_trip_us(calls) for _ in range(repeats)], target="≤ 40 µs"),
-            Figure("Connector calls", "host CPU per call, host answers at once", "µs", [cpu for _, cpu in runs],
-                   note="reading, checking and answering a request in the event loop; the worker's CPU not counted")]
+    runs = [await call_round_trip(calls) for _ in range(repeats)]
+    figures = [Figure("Connector calls", "pipe round trip per call, host answers at once", "µs",
+                      [run.gap_us for run in runs],
+                      anchor="raw JSON line over pipes to a child and back", anchor_samples=[
+                          raw_pipe_round_trip_us(calls) for _ in range(repeats)], target="≤ 40 µs"),
+               Figure("Connector calls", "host CPU per call, host answers at once", "µs", [run.host_us for run in runs],
+                      note="reading, checking and answering a request in the event loop; the worker's CPU not counted")]
+    progress("the floor of a call across processes")
+    floors, spins, loops, hops = [], [], [], []
+    for _ in range(repeats):  # interleaved, so a change in the machine's load hits each alike
+        floors.append(ping_pong(calls))
+        spins.append(ping_pong(calls, spin=True))
+        loops.append(await ping_pong_loop(calls, hop=False))
+        hops.append(await ping_pong_loop(calls, hop=True))
+    group = ("The floor of a call across processes (sandbox call → JSON line → host → reply; host answers at once, "
+             "no journal)")
+    floor_anchor = "two processes, JSON lines of the same shapes over pipes, blocking reads"
+    figures += [
+        Figure(group, "SubprocessExecutor: calls/s in one pass", "calls/s", [run.calls_per_s for run in runs],
+               better="higher", anchor=floor_anchor, anchor_samples=[run.calls_per_s for run in floors]),
+        Figure(group, "SubprocessExecutor: host CPU per call", "µs", [run.host_us for run in runs],
+               anchor=floor_anchor, anchor_samples=[run.host_us for run in floors],
+               note="event loop, checks, the reply; all the host's threads"),
+        Figure(group, "SubprocessExecutor: worker CPU per call", "µs", [run.sandbox_us for run in runs],
+               anchor=floor_anchor, anchor_samples=[run.sandbox_us for run in floors],
+               note="the sandbox's Python for a call, its JSON and pipe I/O, its wait for the reply"),
+        Figure(group, "the floor with both ends busy-polling their pipe (never sleeping: each holds a CPU): calls/s",
+               "calls/s", [run.calls_per_s for run in spins], better="higher", anchor=floor_anchor,
+               anchor_samples=[run.calls_per_s for run in floors]),
+        Figure(group, "the same: host CPU per call", "µs", [run.host_us for run in spins], anchor=floor_anchor,
+               anchor_samples=[run.host_us for run in floors]),
+        Figure(group, "the floor with the host on an asyncio loop, answered in the reader callback: calls/s",
+               "calls/s", [run.calls_per_s for run in loops], better="higher", anchor=floor_anchor,
+               anchor_samples=[run.calls_per_s for run in floors]),
+        Figure(group, "the same: host CPU per call", "µs", [run.host_us for run in loops], anchor=floor_anchor,
+               anchor_samples=[run.host_us for run in floors]),
+        Figure(group, "the floor with the host on an asyncio loop, each request handed to a task: calls/s",
+               "calls/s", [run.calls_per_s for run in hops], better="higher", anchor=floor_anchor,
+               anchor_samples=[run.calls_per_s for run in floors]),
+        Figure(group, "the same: host CPU per call", "µs", [run.host_us for run in hops], anchor=floor_anchor,
+               anchor_samples=[run.host_us for run in floors]),
+        Figure(group, "sandbox CPU per call in the floor's child", "µs", [run.sandbox_us for run in floors],
+               note="JSON and blocking pipe I/O only"),
+    ]
+    progress("the sandbox's side of a call")
+    plain, bare, framed = [], [], []
+    for _ in range(repeats):
+        plain.append(plain_call_us(calls))
+        bare.append(sandbox_call_us(calls, False))
+        framed.append(sandbox_call_us(calls, True))
+    group = "The sandbox's side of a call (run here, outside a worker; CPU per call)"
+    plain_anchor = "the same loop in plain Python, calling a plain function"
+    figures += [
+        Figure(group, "restricted code, connector proxies, session and codec; no JSON, no pipe", "µs", bare,
+               anchor=plain_anchor, anchor_samples=plain),
+        Figure(group, "the same with the JSON lines both ways", "µs", framed, anchor=plain_anchor,
+               anchor_samples=plain,
+               note="the rest of the worker's CPU per call is pipe I/O and waiting for the reply"),
+    ]
+    shares = [sandbox_profile(calls) for _ in range(repeats)]
+    figures += [Figure(group, f"profiled share: {part}", "%", [share[part] for share in shares],
+                       note="cProfile's own time per function, JSON framing included")
+                for part in shares[0]]
+    return figures
 
 
 TIMED = ("t0 = time.perf_counter()\n" + PRIMES.replace("\ncount\n", "\n[count, time.perf_counter() - t0]\n"))
