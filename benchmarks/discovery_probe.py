@@ -103,6 +103,20 @@ def report_dev(index: search.SearchIndex, intents: list[dict[str, Any]], show_mi
                 print(f"      {key}")
 
 
+def print_near(index: search.SearchIndex, rows: list[dict[str, Any]], label: str) -> None:
+    """The top-1 misses whose method is in the top 5, each with the first results' scores, HTTP lines and
+    actions: the siblings that beat it."""
+    by_key = {d.key: d for d in index.docs}
+    near = [r for r in rows if r["rank"] is not None and 1 < r["rank"] <= 5]
+    print(f"{label}: {len(near)} top-1 misses with the method in the top 5")
+    for row in near:
+        print(f"[{row['rank']}] {row['q']!r} -> {row['expect'][0]}")
+        for key, score in index.rank(row["q"], limit=row["rank"])[0]:
+            d = by_key[key]
+            mark = "*" if key in row["expect"] else " "
+            print(f"    {mark} {score:8.3f} {key:<55} {d.http_method} {d.http_path}  [{search.method_action(d)}]")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
@@ -112,6 +126,8 @@ def main() -> None:
                         help="also print latency p50/p95 over all the file's intents and the discovery round's tokens")
     parser.add_argument("--dev", action="store_true", help="also report the dev set (the first fresh set)")
     parser.add_argument("--dev-misses", action="store_true", help="with --dev, list the dev set's top-5 misses")
+    parser.add_argument("--near", action="store_true",
+                        help="list the top-1 misses whose method is 2nd-5th (tuning split, and the dev set with --dev)")
     args = parser.parse_args()
     for item in args.set:
         name, value = item.split("=", 1)
@@ -142,6 +158,10 @@ def main() -> None:
               f"paraphrase top-5 {bench.pct(ap['top5'])}  MRR {a['mrr']:.3f}")
     if args.dev:
         report_dev(index, dev_intents, args.dev_misses)
+    if args.near:
+        print_near(index, tuned, "tuning")
+        if args.dev:
+            print_near(index, measure(index, dev_intents), "dev")
     if args.economy:
         times = []
         for intent in intents:
