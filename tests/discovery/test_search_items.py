@@ -1,0 +1,37 @@
+"""An item or its collection: what the request's verb and the identifiers it gives say (issue 13, round 8)."""
+
+from __future__ import annotations
+
+from codemode_kernel.discovery.search import SearchDocument, SearchIndex
+
+
+def _doc(name: str, summary: str, verb: str, path: str, body: str = "") -> SearchDocument:
+    return SearchDocument(key=f"s.{name}", connector="s", name=name, summary=summary, body=body,
+                          http_method=verb, http_path=path)
+
+
+# Stripe names each method after its HTTP method: PostPlansPlan reads as a create like PostPlans. The
+# update's text says more of what a request for a new plan says ("monthly", "billing").
+PLANS = [
+    _doc("PostPlans", "Creates a plan.", "POST", "/v1/plans",
+         "Plans define the base price, currency, and interval for recurring purchases of products."),
+    _doc("PostPlansPlan", "Updates the specified plan by setting the values of the parameters passed.", "POST",
+         "/v1/plans/{plan}", "A plan's monthly billing amount or interval cannot be changed; its nickname can."),
+    *(_doc(f"Get{kind}", f"Returns a list of your {kind.lower()}.", "GET", f"/v1/{kind.lower()}")
+      for kind in ("Coupons", "Payouts", "Disputes", "Refunds", "Products")),
+]
+
+
+def _order(query: str) -> list[str]:
+    return [key for key, _score in SearchIndex(PLANS).rank(query, limit=2)[0]]
+
+
+def test_a_request_to_create_that_names_no_item_wants_the_collection_s_method() -> None:
+    """'add a monthly billing plan' names no plan: the POST on the collection beats the one on {plan}."""
+    assert _order("add a monthly billing plan") == ["s.PostPlans", "s.PostPlansPlan"]
+
+
+def test_a_create_that_names_an_item_is_left_to_the_identifier() -> None:
+    """'add a note to plan_123' and 'add metadata to plan 42' name an existing plan: its method is not lowered."""
+    assert _order("add a note to plan_123")[0] == "s.PostPlansPlan"
+    assert _order("add metadata to plan 42")[0] == "s.PostPlansPlan"
