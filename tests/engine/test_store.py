@@ -13,7 +13,7 @@ import pytest
 
 from codemode_kernel import CodemodeRuntime, InProcessExecutor
 from codemode_kernel.errors import StoreError
-from codemode_kernel.journal import JournalStore, Outcome
+from codemode_kernel.journal import SCHEMA_VERSION, JournalStore, Outcome
 from tests.support import Shop
 
 pytestmark = pytest.mark.anyio
@@ -30,7 +30,7 @@ def test_sqlite_file_is_private_and_in_wal_mode(tmp_path: Path) -> None:
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         version = db.execute("SELECT value FROM codemode_meta WHERE key='schema_version'").fetchone()[0]
-    assert version == "1"
+    assert version == str(SCHEMA_VERSION)
 
 
 async def test_in_memory_url_works() -> None:

@@ -85,10 +85,12 @@ def test_an_upgrade_backs_up_the_file_first(v1_copy: Path) -> None:
     assert backup.stat().st_mode & 0o077 == 0  # as private as the journal
 
 
-def test_an_up_to_date_journal_is_not_copied(v1_copy: Path) -> None:
+def test_an_up_to_date_journal_is_not_copied(tmp_path: Path) -> None:
     """Opening a journal at the current version makes no backup."""
-    JournalStore(f"sqlite:///{v1_copy}").dispose()
-    assert [p.name for p in v1_copy.parent.iterdir() if "backup" in p.name] == []
+    url = f"sqlite:///{tmp_path / 'nb.codemode.db'}"
+    JournalStore(url).dispose()
+    JournalStore(url).dispose()
+    assert [p.name for p in tmp_path.iterdir() if "backup" in p.name] == []
 
 
 def test_a_failed_upgrade_changes_nothing(v1_copy: Path) -> None:
