@@ -1,0 +1,53 @@
+"""The action a request asks for, read from its verbs (issue 13, round 8)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codemode_kernel.discovery.search import SearchDocument, SearchIndex, query_action, request_mood
+from codemode_kernel.discovery.text import stems
+
+
+def _doc(name: str, summary: str, verb: str, path: str) -> SearchDocument:
+    return SearchDocument(key=f"s.{name}", connector="s", name=name, summary=summary, http_method=verb,
+                          http_path=path)
+
+
+# Stripe's own names, summaries and parameters (abridged): the create takes cancel_at, the cancel says "cancels".
+SUBSCRIPTIONS = [
+    SearchDocument(key="s.PostSubscriptions", connector="s", name="PostSubscriptions",
+                   summary="Creates a new subscription on an existing customer. Each customer can have up to 500 "
+                           "active or scheduled subscriptions.",
+                   body="When you create a subscription with collection_method=charge_automatically, the first "
+                        "invoice is finalized as part of the request.",
+                   http_method="POST", http_path="/v1/subscriptions",
+                   params=("add_invoice_items", "billing_cycle_anchor", "cancel_at", "cancel_at_period_end",
+                           "collection_method", "customer", "items"),
+                   returns="subscription Subscription Subscriptions allow you to charge a customer on a recurring "
+                           "basis."),
+    SearchDocument(key="s.DeleteSubscriptionsSubscriptionExposedId", connector="s",
+                   name="DeleteSubscriptionsSubscriptionExposedId",
+                   summary="Cancels a customer's subscription immediately. The customer will not be charged again "
+                           "for the subscription.",
+                   body="Note, however, that any pending invoice items that you've created will still be charged for "
+                        "at the end of the period, unless manually deleted.",
+                   http_method="DELETE", http_path="/v1/subscriptions/{subscription_exposed_id}",
+                   params=("subscription_exposed_id", "cancellation_details", "expand", "invoice_now", "prorate"),
+                   returns="subscription Subscription Subscriptions allow you to charge a customer on a recurring "
+                           "basis."),
+    *(_doc(f"Get{kind}", f"Returns a list of your {kind.lower()}.", "GET", f"/v1/{kind.lower()}")
+      for kind in ("Coupons", "Payouts", "Disputes", "Refunds", "Products", "Invoices", "Customers", "Charges")),
+]
+
+
+@pytest.mark.parametrize("verb", ["stop", "halt", "cancel", "terminate", "abort", "kill"])
+def test_a_verb_that_ends_something_asks_for_a_delete(verb: str) -> None:
+    """'stop', 'halt', 'cancel' … end a thing: a delete, not an unknown verb read as a write."""
+    assert query_action(stems(f"{verb} my subscription")) == "delete"
+    assert request_mood(f"{verb} my subscription") == ""
+
+
+def test_stopping_a_subscription_finds_its_cancellation_not_its_creation() -> None:
+    """'stop my subscription' is the DELETE that cancels it, not the create (which was read as the write asked for)."""
+    ranked = SearchIndex(SUBSCRIPTIONS).rank("stop my subscription", limit=2)[0]
+    assert [key for key, _score in ranked] == ["s.DeleteSubscriptionsSubscriptionExposedId", "s.PostSubscriptions"]
