@@ -117,8 +117,7 @@ class _Session:
         message["replayed"] = self.replayed
         if message.get("op") in ("call", "step"):
             self.replaying = False
-        with self.stream.exclusive():
-            reply = self.channel.request(message)
+        reply = self.stream.across(self.channel.request, message)
         if "abort" in reply:
             self.aborted = str(reply["abort"])
             raise ExecutionAborted(self.aborted)
@@ -233,14 +232,21 @@ class MethodProxy:
 class ConnectorProxy:
     """The global standing for one connector; attribute access yields method proxies."""
 
-    __slots__ = ("_codemode_methods", "_codemode_session", "name")
+    __slots__ = ("_codemode_made", "_codemode_methods", "_codemode_session", "name")
 
     def __init__(self, session: _Session, name: str, methods: frozenset[str]) -> None:
         object.__setattr__(self, "_codemode_session", session)
         object.__setattr__(self, "_codemode_methods", methods)
         object.__setattr__(self, "name", name)
+        # Each method's proxy, made on its first use: a loop of calls looks the method up each
+        # time (issue 12). A proxy holds only names and is read-only, so sharing it grants nothing.
+        object.__setattr__(self, "_codemode_made", {})
 
     def __getattr__(self, method: str) -> MethodProxy:
+        made: dict[str, MethodProxy] = object.__getattribute__(self, "_codemode_made")
+        proxy = made.get(method)
+        if proxy is not None:
+            return proxy
         methods: frozenset[str] = object.__getattribute__(self, "_codemode_methods")
         name = object.__getattribute__(self, "name")
         if method not in methods:
@@ -251,7 +257,8 @@ class ConnectorProxy:
                 f"Use codemode.search('what you want to do') to find methods, "
                 f"and codemode.describe('{name}.<method>') for their arguments."
             )
-        return MethodProxy(object.__getattribute__(self, "_codemode_session"), name, method)
+        proxy = made[method] = MethodProxy(object.__getattribute__(self, "_codemode_session"), name, method)
+        return proxy
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("connectors are read-only")

@@ -177,6 +177,14 @@ class OutputStream:
         with self.lock:
             self._flush()
 
+    def across(self, send: Callable[[dict[str, Any]], dict[str, Any]], message: dict[str, Any]) -> dict[str, Any]:
+        """Send what is buffered, then ``send(message)`` (a request to the host) holding the stream,
+        as :meth:`exclusive` does; without a context manager's generator, which cost a call to a
+        connector ~1 µs of the sandbox's ~5 µs of its own Python (issue 12)."""
+        with self.lock:
+            self._flush()
+            return send(message)
+
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
         """Send what is buffered, then hold the stream while a request crosses to the host:

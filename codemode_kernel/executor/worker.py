@@ -44,7 +44,13 @@ from codemode_kernel.executor.stream import output_stream
 
 def dumps_line(message: Mapping[str, Any]) -> bytes:
     """Serialize one protocol message as a strict JSON line."""
-    text = _ENCODER.encode(message)
+    if _C_ENCODER is not None and type(message) is dict:
+        # What JSONEncoder.encode does for a dict, without its Python around the C encoder
+        # (issue 12); a fresh ``markers`` dict per message keeps the check for cycles.
+        text = "".join(_C_ENCODER({}, _ENCODER.default, _ENCODE_STRING, None, ":", ",", False, False, False)(
+            message, 0))
+    else:
+        text = _ENCODER.encode(message)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
@@ -64,9 +70,29 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+_C_ENCODER: Callable[..., Any] | None = getattr(json.encoder, "c_make_encoder", None)
+_ENCODE_STRING: Callable[[str], str] = json.encoder.encode_basestring  # ensure_ascii=False's
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+_SPACE = " \t\n\r"  # JSON's whitespace
+
+
 def loads_line(line: bytes) -> Any:
-    """Parse one line as strict JSON (UTF-8, no NaN/Infinity)."""
-    return _DECODER.decode(line.decode("utf-8"))
+    """Parse one line as strict JSON (UTF-8, no NaN/Infinity).
+
+    The decoder's scanner is called directly (what ``JSONDecoder.decode`` does around it, in
+    Python, costs as much as the scan of a call's request or reply: issue 12), with the same
+    outcome: one JSON document, whitespace around it, anything else a ``JSONDecodeError``.
+    """
+    text = line.decode("utf-8")
+    if not text or text[0] in _SPACE:
+        return _DECODER.decode(text)
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration as exc:
+        raise json.JSONDecodeError("Expecting value", text, exc.value) from None
+    if end != len(text) and (extra := text[end:].lstrip(_SPACE)):
+        raise json.JSONDecodeError("Extra data", text, len(text) - len(extra))
+    return value
 
 
 # ---------------------------------------------------------------------------------------
