@@ -51,3 +51,22 @@ def test_stopping_a_subscription_finds_its_cancellation_not_its_creation() -> No
     """'stop my subscription' is the DELETE that cancels it, not the create (which was read as the write asked for)."""
     ranked = SearchIndex(SUBSCRIPTIONS).rank("stop my subscription", limit=2)[0]
     assert [key for key, _score in ranked] == ["s.DeleteSubscriptionsSubscriptionExposedId", "s.PostSubscriptions"]
+
+
+@pytest.mark.parametrize("request_text", ["am I following torvalds?", "do I follow torvalds?",
+                                          "does torvalds follow me?"])
+def test_am_do_and_does_open_a_question(request_text: str) -> None:
+    """A request that opens with 'am', 'do' or 'does' asks to be told something, like one opening with 'is'."""
+    assert request_mood(request_text) == "read"
+
+
+def test_a_question_about_following_someone_is_the_check_not_the_follow() -> None:
+    """'am I following torvalds?' reads whether the user follows them; it does not follow them."""
+    docs = [SearchDocument(key="s.users_follow", connector="s", name="users_follow", summary="Follow a user",
+                           body="Following a user makes their activity show in your feed.", http_method="PUT",
+                           http_path="/user/following/{username}"),
+            _doc("users_check_person_is_followed_by_authenticated",
+                 "Check if a person is followed by the authenticated user", "GET", "/user/following/{username}"),
+            *(_doc(f"list_{kind}", f"List {kind}", "GET", f"/{kind}") for kind in ("gists", "emojis", "events"))]
+    assert SearchIndex(docs).rank("am I following torvalds?", limit=1)[0][0][0] == \
+        "s.users_check_person_is_followed_by_authenticated"
