@@ -35,3 +35,23 @@ def test_a_create_that_names_an_item_is_left_to_the_identifier() -> None:
     """'add a note to plan_123' and 'add metadata to plan 42' name an existing plan: its method is not lowered."""
     assert _order("add a note to plan_123")[0] == "s.PostPlansPlan"
     assert _order("add metadata to plan 42")[0] == "s.PostPlansPlan"
+
+
+# GitHub's variables of an organization: a new one, and the repositories an existing one is shared with.
+VARIABLES = [
+    _doc("actions_create_org_variable", "Create an organization variable", "POST", "/orgs/{org}/actions/variables",
+         "Creates an organization variable that you can reference in a GitHub Actions workflow; it can be limited "
+         "to the repositories you choose."),
+    _doc("actions_set_selected_repos_for_org_variable", "Set selected repositories for an organization variable",
+         "PUT", "/orgs/{org}/actions/variables/{name}/repositories"),
+    *(_doc(f"actions_list_{kind}", f"List {kind}", "GET", f"/orgs/{{org}}/actions/{kind}")
+      for kind in ("runners", "secrets", "caches")),
+]
+
+
+def test_a_name_spelled_as_a_constant_after_its_noun_names_an_item() -> None:
+    """'variable MODEL_NAME' is an existing variable: what is done to its repositories, not a new variable."""
+    ranked = SearchIndex(VARIABLES).rank("limit the org variable MODEL_NAME to the api and web repositories", limit=2)
+    assert [key for key, _score in ranked[0]] == ["s.actions_set_selected_repos_for_org_variable",
+                                                  "s.actions_create_org_variable"]
+
