@@ -55,3 +55,27 @@ def test_a_name_spelled_as_a_constant_after_its_noun_names_an_item() -> None:
     assert [key for key, _score in ranked[0]] == ["s.actions_set_selected_repos_for_org_variable",
                                                   "s.actions_create_org_variable"]
 
+
+
+# Gmail's S/MIME configurations of a send-as alias: the list, and one by its id. The list's text says more.
+SMIME = [
+    _doc("smimeInfo_list", "Lists S/MIME configs for the specified send-as alias.", "GET",
+         "/gmail/v1/users/{userId}/settings/sendAs/{sendAsEmail}/smimeInfo",
+         "Each config holds the certificate details used to sign and encrypt mail."),
+    _doc("smimeInfo_get", "Gets the specified S/MIME config for the specified send-as alias.", "GET",
+         "/gmail/v1/users/{userId}/settings/sendAs/{sendAsEmail}/smimeInfo/{id}"),
+    *(_doc(f"{kind}_list", f"Lists the {kind} in the user's mailbox.", "GET", f"/gmail/v1/users/{{userId}}/{kind}")
+      for kind in ("labels", "threads", "drafts")),
+]
+
+
+def test_an_id_after_no_resource_still_names_one_item() -> None:
+    """'…, id abc' names one configuration: the method on one item beats the list, whose text fits the words better."""
+    ranked = SearchIndex(SMIME).rank("which certificate details do I sign with, id abc?", limit=2)[0]
+    assert [key for key, _score in ranked] == ["s.smimeInfo_get", "s.smimeInfo_list"]
+
+
+def test_the_word_id_followed_by_a_stop_word_names_nothing() -> None:
+    """'the id of …' asks about ids, it gives none: the list keeps its place."""
+    ranked = SearchIndex(SMIME).rank("which certificate details do I sign with, and the id of each?", limit=1)[0]
+    assert ranked[0][0] == "s.smimeInfo_list"
