@@ -165,3 +165,28 @@ async def test_search_reads_a_quoted_identifier_as_its_resource() -> None:
         assert going.results[0].path == "calls.FetchConference"
         bigger = await rt.search("raise the max size of QU42 to 200", limit=1)
         assert bigger.results[0].path == "calls.UpdateQueue"
+
+
+BILLING_API: dict[str, Any] = {
+    "openapi": "3.0.3", "info": {"title": "billing", "version": "1"},
+    "paths": {
+        "/v1/plans": {"post": _operation(
+            "PostPlans", "Creates a plan.",
+            "Plans define the base price, currency, and interval for recurring purchases of products.")},
+        "/v1/plans/{plan}": {"parameters": _path_parameters("plan"), "post": _operation(
+            "PostPlansPlan", "Updates the specified plan by setting the values of the parameters passed.",
+            "A plan's monthly billing amount or interval cannot be changed; its nickname can.")},
+        **{f"/v1/{r}": {"get": _operation(f"Get{r.title()}", f"Returns a list of your {r}.")}
+           for r in ("coupons", "payouts", "disputes", "refunds", "products")},
+    },
+}
+
+
+async def test_search_reads_a_create_that_names_no_item_as_the_collection_s() -> None:
+    """Through a real OpenAPI connector whose names start with their HTTP method (PostPlansPlan reads as a create
+    like PostPlans): 'add a monthly billing plan' names no plan, so the POST on the collection comes first."""
+    async with runtime(OpenApiConnector("stripe", BILLING_API, base_url="http://127.0.0.1:9")) as rt:
+        new = await rt.search("add a monthly billing plan", limit=2)
+        assert [r.path for r in new.results] == ["stripe.PostPlans", "stripe.PostPlansPlan"]
+        change = await rt.search("change the nickname of plan 42", limit=1)
+        assert change.results[0].path == "stripe.PostPlansPlan"
