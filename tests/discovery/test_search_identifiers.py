@@ -244,3 +244,24 @@ def test_a_numbered_noun_is_read_in_the_api_s_own_word() -> None:
         return scores["mail.messages_get"] / scores["mail.messages_list"]
 
     assert lead("the text of email 18c2f0") > 2 * lead("the text of the last 10 emails")
+
+
+PAYMENT_METHODS = [
+    SearchDocument(key="s.GetIssuingCards", connector="s", name="GetIssuingCards",
+                   summary="Returns a list of Issuing Card objects.",
+                   body="Each card has a brand and the last four digits of its number.",
+                   http_method="GET", http_path="/v1/issuing/cards"),
+    _doc("s", "GetPaymentMethodsPaymentMethod", "Retrieves a PaymentMethod object attached to the StripeAccount.",
+         "/v1/payment_methods/{payment_method}"),
+    _doc("s", "GetPaymentMethods", "Returns a list of PaymentMethods.", "/v1/payment_methods"),
+    *(_doc("s", f"Get{kind}", f"Returns a list of your {kind.lower()}.", f"/v1/{kind.lower()}")
+      for kind in ("Coupons", "Payouts", "Disputes", "Refunds")),
+]
+
+
+def test_a_method_that_takes_none_of_the_quoted_identifiers_ranks_below_one_that_does() -> None:
+    """'what card brand … is pm_123?' asks about that payment method, though the issuing cards' text says 'card brand'
+    and 'last four digits'."""
+    assert _first(PAYMENT_METHODS, "what card brand and last four digits is pm_123?") == \
+        "s.GetPaymentMethodsPaymentMethod"
+    assert _first(PAYMENT_METHODS, "what card brand and last four digits are on file?") == "s.GetIssuingCards"
