@@ -168,6 +168,8 @@ SCHEMA_VERSION = MIGRATIONS[-1][0] if MIGRATIONS else 1
 _TERMINAL = frozenset({"completed", "error", "rejected", "rolled_back"})
 _STATUSES = frozenset({"running", "paused"}) | _TERMINAL
 _ENTRY_STATES = frozenset({"executing", "applied", "pending", "reverted", "error"})
+#: Connections a SQLite store keeps open between sessions (:meth:`JournalStore.session`).
+KEPT_CONNECTIONS = 4
 _ALL_ROWS = 1 << 62  # a LIMIT that every database takes for "no limit" (an OFFSET needs one on SQLite)
 
 
@@ -452,6 +454,7 @@ class JournalStore:
             .values(state=bindparam("v_state"), result=bindparam("v_result"), error=bindparam("v_error"),
                     updated_at=bindparam("v_updated_at")), engine)
         self._statements: dict[Hashable, _Prepared] = {}
+        self._kept: list[Connection] = []  # open connections between sessions (SQLite), last kept last
 
     def _statement(self, key: Hashable, build: Callable[[], ClauseElement]) -> _Prepared:
         """The statement ``build()`` makes, compiled once per store and ``key`` (issue 12)."""
@@ -592,17 +595,55 @@ class JournalStore:
         return f"the tables named *{suffix}"
 
     def dispose(self) -> None:
+        while self._kept:
+            with contextlib.suppress(Exception):
+                self._kept.pop().close()
         self.engine.dispose()
 
     @contextmanager
     def session(self) -> Iterator[Connection]:
-        """One connection for a sequence of operations (each write commits on its own)."""
+        """One connection for a sequence of operations (each write commits on its own).
+
+        On SQLite the connection is kept open for the next session when this one ends with no
+        transaction left open (at most :data:`KEPT_CONNECTIONS`, the last one kept is the next
+        one used): every pass opens a session, and the pool's checkout and check-in (its
+        queue, its events, its reset) are most of the cost of a spaced pass that is not the
+        journal's own SQL (issue 12; the module docstring of ``runtime.py`` says why spaced
+        passes are dearer). The pool keeps an idle connection open just the same; a file has
+        no server that could drop it meanwhile. Other databases check out from the pool each
+        time, with its pre-ping.
+        """
+        conn: Connection | None = None
+        with contextlib.suppress(IndexError):
+            conn = self._kept.pop()
+        if conn is None:
+            try:
+                conn = self.engine.connect()
+            except (DBAPIError, self._dbapi_error) as exc:  # e.g. the database server is down
+                raise _store_fault(self.where, exc, self.sqlite_path) from exc
         try:
-            conn = self.engine.connect()
-        except (DBAPIError, self._dbapi_error) as exc:  # e.g. the database server is down
-            raise _store_fault(self.where, exc, self.sqlite_path) from exc
-        with conn:
             yield conn
+        finally:
+            self._release(conn)
+
+    def _release(self, conn: Connection) -> None:
+        """Keep ``conn`` for the next session (SQLite, nothing left open), else close it."""
+        if self.dialect == "sqlite" and len(self._kept) < KEPT_CONNECTIONS and not conn.closed \
+                and not conn.invalidated:
+            try:
+                # What the pool's reset on check-in does: end a transaction SQLAlchemy began, and one
+                # begun on the driver's cursor (both no-ops after a commit).
+                conn.rollback()
+                raw = conn.connection.dbapi_connection
+                if raw is not None:
+                    raw.rollback()
+            except Exception:
+                log.debug("a journal connection could not be reset; closing it", exc_info=True)
+            else:
+                self._kept.append(conn)
+                return
+        with contextlib.suppress(Exception):  # closing a broken connection: nothing more to do
+            conn.close()
 
     # -- executions ----------------------------------------------------------------------
 
