@@ -77,6 +77,15 @@ def test_the_gated_blend_leaves_a_sure_lexical_ranking_alone() -> None:
     assert ds.gated(unsure, {"m": 0.2, "a": 1.0})[:2] == ["s.b", "s.a"]
 
 
+def test_the_blend_below_the_first_never_moves_the_lexical_first() -> None:
+    """However strongly the model prefers another method, the lexical first stays first and the model
+    orders the rest."""
+    c = case(LEXICAL, [0.0, 0.0, 0.0, 0.0, 1.0])
+    assert ds.blend(c, {"a": 5.0})[0] == "s.e"
+    assert ds.keep_first(c, {"a": 5.0})[:2] == ["s.a", "s.e"]
+    assert ds.keep_first(case([], SIMS), {"a": 0.5})[:2] == ["s.e", "s.d"]
+
+
 def test_parameters_are_chosen_by_top5_then_mrr_on_the_cases_given() -> None:
     """choose() ranks the grid on the cases it is given: here only a weight that lets the model lift a's
     rank puts the expected method first."""
