@@ -70,3 +70,9 @@ def test_a_question_about_following_someone_is_the_check_not_the_follow() -> Non
             *(_doc(f"list_{kind}", f"List {kind}", "GET", f"/{kind}") for kind in ("gists", "emojis", "events"))]
     assert SearchIndex(docs).rank("am I following torvalds?", limit=1)[0][0][0] == \
         "s.users_check_person_is_followed_by_authenticated"
+
+
+@pytest.mark.parametrize("verb", ["pause", "resume", "suspend"])
+def test_a_verb_that_changes_the_state_of_something_ongoing_asks_for_an_update(verb: str) -> None:
+    """'pause the recording' changes a recording that goes on: an update, not a write read as a create."""
+    assert query_action(stems(f"{verb} the recording")) == "update"
