@@ -1,7 +1,7 @@
 """A quick probe of the discovery ranker on the tuning split (issue 13, round 5) and the dev set (round 6).
 
 Run: .venv/bin/python benchmarks/discovery_probe.py [--misses sibling,action] [--holdout] [--economy]
-     [--dev] [--set NAME=VALUE ...]
+     [--dev] [--dev-misses] [--near] [--set NAME=VALUE ...]
 
 Loads the six API descriptions and the intents the way ``bench_discovery.py`` does, then
 reports top-1 / top-5 / paraphrase top-5 on the tuning split (index % 3 != 2) only, and the
@@ -15,7 +15,9 @@ bench_discovery) and the build's CPU with the documents made too (bench_discover
 ``--dev`` adds the dev set (``discovery_intents_fresh.json``, the first fresh set,
 tuned on since round 6): top-1 / top-5 / MRR / paraphrase top-5 / top-5 with ``connector=`` given,
 the same per connector, and each of its top-5 misses with the first five results. It never reads
-the blind set, which only the lead measures (with bench_discovery).
+the blind set, which only the lead measures (with bench_discovery). ``--near`` (round 8) lists the top-1
+misses whose method is 2nd to 5th, of the tuning split and (with ``--dev``) the dev set, each with the results
+above it: their scores, HTTP method and path, and the action the ranker reads from each.
 """
 
 from __future__ import annotations
