@@ -31,12 +31,36 @@ then the one turn and the one read are kept: the worker has often run as soon as
 was written, and its request is in the pipe already, which saves the sleep and the wake-up.
 Figures: docs/isolation.md, "The pipe".
 
+The floor under a call (issue 12; ``bench_executor.py --only calls``, 3,000 calls, load 1.4-3):
+
+- two plain processes speaking JSON lines of the same shapes over blocking pipes: 35,000-50,000
+  calls/s and ~10 µs of CPU each side when the kernel keeps both on one CPU (a pipe write wakes
+  its reader beside the writer, which then sleeps), 7,800-9,700/s and 24-28 µs each when the
+  wake-up crosses CPUs: bimodal, from one run to the next. Both ends busy-polling: 4,200-12,900/s;
+  with the host on an asyncio loop, 13-14 µs of host CPU when the reader callback answers and
+  17-19 µs when a task does (the future is one more loop turn);
+- the same floor with the host committing each call to SQLite as the journal does (one commit
+  per call, raw sqlite3): 15,000-21,000 calls/s, 1.0-1.3x bench_runtime's raw anchor. A process
+  boundary alone does not put 2.5x of the floor out of reach;
+- this executor with a host that answers at once: 9,300-19,800 calls/s, 25-39 µs of CPU on each
+  side. Both ends still sleep once per call (perf: one context switch each; 3.8 syscalls a call
+  on the host, 6.4 in the worker, most of them its spin's ``select``), and a system call in the
+  confined worker costs 2.1-2.5 µs against 0.8-1.0 µs unconfined (seccomp's two layers). The
+  sandbox's own Python is ~6 µs of a call (restricted code, proxies, codec, JSON).
+
 Tried and not kept (paired runs, load 2-4): reading in ``readline`` before yielding to the loop
 (the commit of the call's outcome then ran after the next request was read, and a worker that
 answers at once could keep the loop from its timers); ``os.sched_yield()`` in each look (with
 other work on the host's CPU it handed that CPU away: 97 µs against 30 µs on separate CPUs);
 doubling the backoff after each empty poll up to 1,024 replies (no change in the round trip,
-journaled calls 3,799 -> 2,758/s).
+journaled calls 3,799 -> 2,758/s). Later (issue 12, medians of alternating clean trees, 3,000
+calls, load 2-5), against the same code with both polls: the worker's spin at 0.1 ms instead of
+0.3 (10 rounds; journaled async 1,479 -> 1,397/s, sync 1,914 -> 1,913/s); no worker spin (6
+rounds; async 3,267 -> 3,338/s, sync 2,126 -> 2,886/s, the at-once round trip 10,144 -> 8,284/s);
+no host poll (6 rounds; 3,210 / 2,216 / 4,505/s); neither (8 rounds; async 3,238 -> 3,356/s, sync
+3,151 -> 2,697/s, round trip 13,178 -> 6,782/s with the host's CPU per call 27.7 -> 49.8 µs).
+Without the blocking floor's one-CPU placement, which sleeping alone did not bring back, no
+variant won at every rate.
 """
 
 from __future__ import annotations

@@ -176,7 +176,8 @@ def test_a_tick_never_waits_for_the_pass() -> None:
     """While the pass holds the stream (writing, or asking the host), a tick does nothing and returns."""
     out, sent, _ = stream()
     out.write("waiting")
-    with out.exclusive():
+
+    def ask(message: dict[str, Any]) -> dict[str, Any]:  # the request crossing to the host
         assert sent == ["waiting"], "a request first sends what was printed before it"
         out.pending.append("x")  # as if the pass were in the middle of a write
         ticker = threading.Thread(target=out.tick)
@@ -184,6 +185,9 @@ def test_a_tick_never_waits_for_the_pass() -> None:
         ticker.join(timeout=5)
         assert not ticker.is_alive() and sent == ["waiting"]
         out.pending.clear()
+        return {"value": message["op"]}
+
+    assert out.across(ask, {"op": "call"}) == {"value": "call"}
 
 
 def test_the_stream_never_sends_more_than_the_host_counts() -> None:
