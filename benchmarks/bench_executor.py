@@ -594,6 +594,25 @@ def sandbox_profile(calls: int) -> dict[str, float]:
     return {name: 100 * own / total for name, own in parts.items()}
 
 
+SYSCALL_LOOP = "import time\nclock = time.process_time\nt = time.perf_counter()\nfor i in range({n}):\n    clock()\n"
+
+
+async def confined_syscall_us(executor: SubprocessExecutor, n: int) -> float:
+    """µs per ``time.process_time()`` (clock_gettime on a CPU clock: a real system call, not the
+    vDSO) in a loop inside a confined worker: seccomp's layers check every call."""
+    out = await executor.execute(SYSCALL_LOOP.format(n=n) + f"(time.perf_counter() - t) / {n} * 1e6", {},
+                                 host=noop_host)
+    assert out.error is None, out.error
+    return float(out.result)
+
+
+def plain_syscall_us(n: int) -> float:
+    """The same loop in a plain ``python -I -S`` (no seccomp filter)."""
+    script = SYSCALL_LOOP.format(n=n) + f"print((time.perf_counter() - t) / {n} * 1e6)"
+    return float(subprocess.run([sys.executable, "-I", "-S", "-c", script], capture_output=True, text=True,
+                                check=True).stdout)
+
+
 async def bench_calls(repeats: int, calls: int) -> list[Figure]:
     progress("call round trip")
     runs = [await call_round_trip(calls) for _ in range(repeats)]
@@ -667,6 +686,18 @@ async def bench_calls(repeats: int, calls: int) -> list[Figure]:
                anchor_samples=plain,
                note="the rest of the worker's CPU per call is pipe I/O and waiting for the reply"),
     ]
+    executor = SubprocessExecutor()
+    try:
+        await executor.warm_up()
+        confined, plain_calls = [], []
+        for _ in range(repeats):
+            confined.append(await confined_syscall_us(executor, 100_000))
+            plain_calls.append(plain_syscall_us(100_000))
+    finally:
+        await executor.aclose()
+    figures.append(Figure(group, "one system call in the confined worker (the loop around it included)", "µs",
+                          confined, anchor="the same loop in a plain python -I -S", anchor_samples=plain_calls,
+                          note="a call costs the worker a write, a read and its spin's selects"))
     shares = [sandbox_profile(calls) for _ in range(repeats)]
     figures += [Figure(group, f"profiled share: {part}", "%", [share[part] for share in shares],
                        note="cProfile's own time per function, JSON framing included")

@@ -44,9 +44,10 @@ The floor under a call (issue 12; ``bench_executor.py --only calls``, 3,000 call
   boundary alone does not put 2.5x of the floor out of reach;
 - this executor with a host that answers at once: 9,300-19,800 calls/s, 25-39 µs of CPU on each
   side. Both ends still sleep once per call (perf: one context switch each; 3.8 syscalls a call
-  on the host, 6.4 in the worker, most of them its spin's ``select``), and a system call in the
-  confined worker costs 2.1-2.5 µs against 0.8-1.0 µs unconfined (seccomp's two layers). The
-  sandbox's own Python is ~6 µs of a call (restricted code, proxies, codec, JSON).
+  on the host, 6.4 in the worker, most of them its spin's ``select``). Confinement costs a system
+  call nothing measurable (a loop of ``clock_gettime`` on the CPU clock: 0.41-0.94 µs a call in
+  the worker, 0.65-1.26 µs in a plain interpreter, 8 alternating runs). The sandbox's own Python
+  is ~6 µs of a call (restricted code, proxies, codec, JSON).
 
 Tried and not kept (paired runs, load 2-4): reading in ``readline`` before yielding to the loop
 (the commit of the call's outcome then ran after the next request was read, and a worker that
@@ -59,8 +60,10 @@ calls, load 2-5), against the same code with both polls: the worker's spin at 0.
 rounds; async 3,267 -> 3,338/s, sync 2,126 -> 2,886/s, the at-once round trip 10,144 -> 8,284/s);
 no host poll (6 rounds; 3,210 / 2,216 / 4,505/s); neither (8 rounds; async 3,238 -> 3,356/s, sync
 3,151 -> 2,697/s, round trip 13,178 -> 6,782/s with the host's CPU per call 27.7 -> 49.8 µs).
-Without the blocking floor's one-CPU placement, which sleeping alone did not bring back, no
-variant won at every rate.
+Neither, and no look at all after a reply (the floor's shape: each end sleeps as soon as it has
+written; 8 rounds, load 3.3): the at-once round trip 11,910 -> 11,203/s (worker CPU 28.1 -> 23.8
+µs a call), journaled async 3,328 -> 2,448/s, sync 3,109 -> 3,173/s. Without the blocking floor's
+one-CPU placement, which sleeping alone did not bring back, no variant won at every rate.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
+from codemode_kernel.codec import dumps_encoded
 from codemode_kernel.errors import LimitExceeded
 from codemode_kernel.executor.confinement import Libc, confine, mib, preload, set_parent_death_signal
 from codemode_kernel.executor.stream import output_stream
@@ -44,13 +45,7 @@ from codemode_kernel.executor.stream import output_stream
 
 def dumps_line(message: Mapping[str, Any]) -> bytes:
     """Serialize one protocol message as a strict JSON line."""
-    if _C_ENCODER is not None and type(message) is dict:
-        # What JSONEncoder.encode does for a dict, without its Python around the C encoder
-        # (issue 12); a fresh ``markers`` dict per message keeps the check for cycles.
-        text = "".join(_C_ENCODER({}, _ENCODER.default, _ENCODE_STRING, None, ":", ",", False, False, False)(
-            message, 0))
-    else:
-        text = _ENCODER.encode(message)
+    text = dumps_encoded(message)  # the same options as a JSONEncoder of its own, and C-direct (codec._direct)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
@@ -65,13 +60,10 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not strict JSON")
 
 
-# Built once: json.dumps/json.loads with options build a new encoder/decoder per call.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# Built once: json.loads with options builds a new decoder per call.
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-_C_ENCODER: Callable[..., Any] | None = getattr(json.encoder, "c_make_encoder", None)
-_ENCODE_STRING: Callable[[str], str] = json.encoder.encode_basestring  # ensure_ascii=False's
 _SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 _SPACE = " \t\n\r"  # JSON's whitespace
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from codemode_kernel import codec
 from codemode_kernel.executor.sandbox import ConnectorProxy, _Session
 from codemode_kernel.executor.worker import dumps_line, loads_line
 
@@ -145,3 +146,19 @@ def test_a_method_proxy_made_once_stays_read_only_and_unknown_methods_still_fail
     for _ in range(2):
         with pytest.raises(AttributeError, match=r"has no method 'pong'\. Its methods: ping"):
             _ = connector.pong
+
+
+@pytest.mark.parametrize("value", [*MESSAGES, {"b": 1, "a": {"d": [2, {"c": 3}], "c": 4}}, {"b": 1, 2: "mixed keys"},
+                                   [{"z": 1, "a": 2}], 7, None, 1.5, math.nan])
+def test_the_codec_serializes_and_canonicalizes_as_the_json_module_decides(value: Any) -> None:
+    """codec.dumps_encoded and codec.canonical_encoded (sorted keys) give what JSONEncoder with the
+    same options gives: the same text, or the same error."""
+    def outcome(dump: Any) -> tuple[str, Any]:
+        try:
+            return "text", dump(value)
+        except (TypeError, ValueError) as exc:
+            return type(exc).__name__, str(exc)
+
+    options: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":"), "allow_nan": False}
+    assert outcome(codec.dumps_encoded) == outcome(json.JSONEncoder(**options).encode)
+    assert outcome(codec.canonical_encoded) == outcome(json.JSONEncoder(sort_keys=True, **options).encode)
