@@ -455,6 +455,8 @@ class JournalStore:
                     updated_at=bindparam("v_updated_at")), engine)
         self._statements: dict[Hashable, _Prepared] = {}
         self._kept: list[Connection] = []  # open connections between sessions (SQLite), last kept last
+        self._keep = self.dialect == "sqlite"
+        self._disposed = False
 
     def _statement(self, key: Hashable, build: Callable[[], ClauseElement]) -> _Prepared:
         """The statement ``build()`` makes, compiled once per store and ``key`` (issue 12)."""
@@ -595,6 +597,9 @@ class JournalStore:
         return f"the tables named *{suffix}"
 
     def dispose(self) -> None:
+        """Close every connection (a session still open closes its own when it ends)."""
+        self._keep = False
+        self._disposed = True
         while self._kept:
             with contextlib.suppress(Exception):
                 self._kept.pop().close()
@@ -628,8 +633,7 @@ class JournalStore:
 
     def _release(self, conn: Connection) -> None:
         """Keep ``conn`` for the next session (SQLite, nothing left open), else close it."""
-        if self.dialect == "sqlite" and len(self._kept) < KEPT_CONNECTIONS and not conn.closed \
-                and not conn.invalidated:
+        if self._keep and len(self._kept) < KEPT_CONNECTIONS and not conn.closed and not conn.invalidated:
             try:
                 # What the pool's reset on check-in does: end a transaction SQLAlchemy began, and one
                 # begun on the driver's cursor (both no-ops after a commit).
@@ -643,6 +647,8 @@ class JournalStore:
                 self._kept.append(conn)
                 return
         with contextlib.suppress(Exception):  # closing a broken connection: nothing more to do
+            if self._disposed:  # its pool is gone: close the driver's connection now, not when collected
+                conn.invalidate()
             conn.close()
 
     # -- executions ----------------------------------------------------------------------

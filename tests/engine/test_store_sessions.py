@@ -124,3 +124,13 @@ def test_a_dropped_connection_is_not_handed_to_the_next_session(db_url: str) -> 
     finally:
         admin.dispose()
         store.dispose()
+
+
+def test_a_session_open_during_dispose_closes_its_connection(tmp_path: Path) -> None:
+    """It is an error if a session that ends after dispose() keeps its connection (the file stays open)."""
+    path = tmp_path / "j.codemode.db"
+    store = JournalStore(f"sqlite:///{path}")
+    with store.session() as conn:
+        conn.exec_driver_sql("SELECT 1").all()
+        store.dispose()
+    assert _open_fds(path) == 0
