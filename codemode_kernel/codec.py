@@ -225,12 +225,12 @@ def _direct(encoder: json.JSONEncoder) -> Callable[[Any], str]:
     options = (encoder.indent, encoder.key_separator, encoder.item_separator, encoder.sort_keys, encoder.skipkeys,
                encoder.allow_nan)
 
-    def encode(value: Any) -> str:
+    def direct_encode(value: Any) -> str:
         if type(value) is dict or type(value) is list:
             return "".join(make({}, default, string, *options)(value, 0))
         return encoder.encode(value)
 
-    return encode
+    return direct_encode
 
 
 _compact = _direct(_COMPACT)
