@@ -76,3 +76,21 @@ def test_a_question_about_following_someone_is_the_check_not_the_follow() -> Non
 def test_a_verb_that_changes_the_state_of_something_ongoing_asks_for_an_update(verb: str) -> None:
     """'pause the recording' changes a recording that goes on: an update, not a write read as a create."""
     assert query_action(stems(f"{verb} the recording")) == "update"
+
+
+@pytest.mark.parametrize("request_text", ["what's our workspace's name?", "who's on call this week?",
+                                          "where's the latest release?", "what\u2019s our workspace's name?"])
+def test_a_question_word_before_a_contraction_opens_a_question(request_text: str) -> None:
+    """'what's our …' asks to be told something: read as 'what is', not as an unknown verb 'what's' before its
+    object 'our …' (a write)."""
+    assert request_mood(request_text) == "read"
+
+
+def test_a_contracted_question_finds_the_read_not_the_write() -> None:
+    """'what's our workspace's name?' reads the workspace's information; the admin's setName changes it."""
+    docs = [_doc("team_info", "Gets information about the workspace: its name, domain and icon.", "GET",
+                 "/team.info"),
+            _doc("admin_teams_settings_setName", "Set the name of a given workspace.", "POST",
+                 "/admin.teams.settings.setName")]
+    ranked = SearchIndex(docs).rank("what's our workspace's name?", limit=2)[0]
+    assert ranked[0][0] == "s.team_info"
