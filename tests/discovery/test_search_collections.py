@@ -1,0 +1,43 @@
+"""A request for all of a resource and the method on the whole collection (issue 13, round 9)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codemode_kernel.discovery.search import SearchDocument, SearchIndex
+
+# Kubernetes' own names, paths and summaries for a cluster-wide kind: one item, and the whole collection.
+RUNTIME_CLASSES = [
+    SearchDocument(key="k.deleteNodeV1RuntimeClass", connector="k", name="deleteNodeV1RuntimeClass",
+                   summary="delete a RuntimeClass", http_method="DELETE",
+                   http_path="/apis/node.k8s.io/v1/runtimeclasses/{name}", returns="Status"),
+    SearchDocument(key="k.deleteNodeV1CollectionRuntimeClass", connector="k",
+                   name="deleteNodeV1CollectionRuntimeClass", summary="delete collection of RuntimeClass",
+                   http_method="DELETE", http_path="/apis/node.k8s.io/v1/runtimeclasses", returns="Status"),
+    SearchDocument(key="k.createNodeV1RuntimeClass", connector="k", name="createNodeV1RuntimeClass",
+                   summary="create a RuntimeClass", http_method="POST",
+                   http_path="/apis/node.k8s.io/v1/runtimeclasses", returns="RuntimeClass"),
+]
+
+
+def _first(query: str) -> str:
+    return SearchIndex(RUNTIME_CLASSES).rank(query, limit=1)[0][0][0]
+
+
+@pytest.mark.parametrize("query", ["wipe out all the runtime classes", "delete every runtime class",
+                                   "remove the entire set of runtime classes"])
+def test_a_request_for_all_of_them_finds_the_collections_delete(query: str) -> None:
+    """'all', 'every', 'entire' name the whole collection: its delete is what they ask for, not a variant the request
+    leaves unsaid (the item's delete came first, and for 'wipe out all …' the create too)."""
+    assert _first(query) == "k.deleteNodeV1CollectionRuntimeClass"
+
+
+def test_a_request_for_one_finds_the_items_delete() -> None:
+    """Without such a word the plainer sibling, on one item, still comes first."""
+    assert _first("delete a runtime class") == "k.deleteNodeV1RuntimeClass"
+
+
+def test_the_collection_is_read_from_the_paths() -> None:
+    """The variant is the collection's because its path ends at the collection and its sibling's at an item."""
+    index = SearchIndex(RUNTIME_CLASSES)
+    assert index.collective == [False, True, False]
