@@ -230,12 +230,14 @@ ALIASES: Mapping[str, str] = {
     "sa": "service account", "lb": "service",
 }
 
-# Phrases whose words mean something else together ("logged in" is not about logs).
+# Phrases whose words mean something else together ("logged in" is not about logs). "clear out" (round 9; the
+# dictionaries' phrasal verb: to empty a place of what is not wanted) beside "get rid of" and "clean up": dev top-5
+# 58.3 -> 59.4 %, MRR 0.444 -> 0.446, connector= given 63.5 -> 64.6 %; tuning and held out unchanged.
 PHRASES: Mapping[str, str] = {
     "logged in": "authenticated", "log in": "authenticate", "sign in": "authenticate", "signed in": "authenticated",
     "who am i": "authenticated user", "sign up": "create register", "set up": "create configure",
     "money back": "refund", "out of office": "vacation autoreply", "look over": "review", "hand over": "transfer",
-    "get rid of": "delete", "clean up": "delete", "turn off": "disable", "turn on": "enable",
+    "get rid of": "delete", "clean up": "delete", "clear out": "delete", "turn off": "disable", "turn on": "enable",
     "shut down": "stop", "spin up": "create start", "kick out": "remove", "write access": "collaborator permission",
     "read access": "permission", "api key": "key", "credit card": "card", "e mail": "email",
     "in charge of": "assign", "take over": "assign", "roll back": "rollback revert", "undo": "revert",

@@ -41,3 +41,18 @@ def test_the_collection_is_read_from_the_paths() -> None:
     """The variant is the collection's because its path ends at the collection and its sibling's at an item."""
     index = SearchIndex(RUNTIME_CLASSES)
     assert index.collective == [False, True, False]
+
+
+def test_clearing_out_is_deleting() -> None:
+    """'clear out' (a phrasal verb: to empty a place of what is not wanted) asks for a delete, as 'get rid of' and
+    'clean up' do; read word by word, 'clear' is an unknown verb and 'all' made it a list."""
+    events = [
+        SearchDocument(key="k.listCoreV1NamespacedEvent", connector="k", name="listCoreV1NamespacedEvent",
+                       summary="list or watch objects of kind Event", http_method="GET",
+                       http_path="/api/v1/namespaces/{namespace}/events", returns="EventList"),
+        SearchDocument(key="k.deleteCoreV1CollectionNamespacedEvent", connector="k",
+                       name="deleteCoreV1CollectionNamespacedEvent", summary="delete collection of Event",
+                       http_method="DELETE", http_path="/api/v1/namespaces/{namespace}/events", returns="Status"),
+    ]
+    ranked = SearchIndex(events).rank("clear out all the old events in the ci namespace", limit=1)[0]
+    assert ranked[0][0] == "k.deleteCoreV1CollectionNamespacedEvent"
