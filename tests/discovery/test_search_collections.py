@@ -56,3 +56,40 @@ def test_clearing_out_is_deleting() -> None:
     ]
     ranked = SearchIndex(events).rank("clear out all the old events in the ci namespace", limit=1)[0]
     assert ranked[0][0] == "k.deleteCoreV1CollectionNamespacedEvent"
+
+
+SERVICES = [
+    SearchDocument(key="k.listCoreV1NamespacedService", connector="k", name="listCoreV1NamespacedService",
+                   summary="list or watch objects of kind Service", http_method="GET",
+                   http_path="/api/v1/namespaces/{namespace}/services", returns="ServiceList"),
+    SearchDocument(key="k.listCoreV1ServiceForAllNamespaces", connector="k", name="listCoreV1ServiceForAllNamespaces",
+                   summary="list or watch objects of kind Service", http_method="GET", http_path="/api/v1/services",
+                   returns="ServiceList"),
+    *(SearchDocument(key=f"k.listCoreV1Namespaced{kind}", connector="k", name=f"listCoreV1Namespaced{kind}",
+                     summary=f"list or watch objects of kind {kind}", http_method="GET",
+                     http_path=f"/api/v1/namespaces/{{namespace}}/{kind.lower()}s", returns=f"{kind}List")
+      for kind in ("Pod", "Secret", "ConfigMap", "Endpoints", "Event")),
+]
+
+
+@pytest.mark.parametrize("query", ["show the services in whatever namespace", "services in every namespace",
+                                   "list services across all the namespaces"])
+def test_a_request_spanning_a_scope_finds_the_method_that_needs_none(query: str) -> None:
+    """'whatever namespace', 'every namespace': the method that needs no namespace, not one that asks for one (a
+    scope most of the connector's methods share, so never held against them otherwise)."""
+    assert SearchIndex(SERVICES).rank(query, limit=1)[0][0][0] == "k.listCoreV1ServiceForAllNamespaces"
+
+
+def test_a_request_in_one_scope_keeps_the_scoped_method_first() -> None:
+    assert SearchIndex(SERVICES).rank("list services in the web namespace", limit=1)[0][0][0] == \
+        "k.listCoreV1NamespacedService"
+
+
+@pytest.mark.parametrize(("query", "spanned"), [("in every namespace", {"namespac"}),
+                                               ("whatever namespace", {"namespac"}),
+                                               ("across all the namespaces", {"namespac"}),
+                                               ("every service in the web namespace", set()),
+                                               ("all namespaces' names", {"namespac"})])
+def test_the_scopes_a_request_spans(query: str, spanned: set[str]) -> None:
+    """A word for all of them right before (one word between at most) a word a method's scope is named by."""
+    assert SearchIndex(SERVICES)._spanned(query) == spanned
