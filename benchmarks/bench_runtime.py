@@ -351,7 +351,7 @@ async def main() -> None:
                               anchor=cpu_anchor, anchor_samples=floor_cpu))
         figures.append(Figure(group, "the runtime's own CPU per pass, 50 ms apart (median pass; cold caches: "
                               "the same work as back to back)", "µs",
-                              [await runtime_own_us(tmp, 40 if args.quick else 100, gap=0.05)
+                              [await runtime_own_us(tmp, 40 if args.quick else 60, gap=0.05)
                                for _ in range(repeats)], anchor=cpu_anchor, anchor_samples=floor_cpu))
         figures.append(Figure(group, "the runtime's own CPU per pass, max_executions=1000 (each pass prunes one "
                               "of 1,000 kept)", "µs",
