@@ -232,7 +232,10 @@ ALIASES: Mapping[str, str] = {
 
 # Phrases whose words mean something else together ("logged in" is not about logs). "clear out" (round 9; the
 # dictionaries' phrasal verb: to empty a place of what is not wanted) beside "get rid of" and "clean up": dev top-5
-# 58.3 -> 59.4 %, MRR 0.444 -> 0.446, connector= given 63.5 -> 64.6 %; tuning and held out unchanged.
+# 58.3 -> 59.4 %, MRR 0.444 -> 0.446, connector= given 63.5 -> 64.6 %; tuning and held out unchanged. "roll out"
+# (round 9; to make a new version or service available, the dictionaries' phrasal verb beside "roll back"): dev top-5
+# 60.4 -> 61.5 %, MRR 0.447 -> 0.450, paraphrase top-5 57.1 -> 58.7 %; tuning and held out unchanged. Both were found
+# through a dev miss, so the blind set is their real check.
 PHRASES: Mapping[str, str] = {
     "logged in": "authenticated", "log in": "authenticate", "sign in": "authenticate", "signed in": "authenticated",
     "who am i": "authenticated user", "sign up": "create register", "set up": "create configure",
@@ -241,6 +244,7 @@ PHRASES: Mapping[str, str] = {
     "shut down": "stop", "spin up": "create start", "kick out": "remove", "write access": "collaborator permission",
     "read access": "permission", "api key": "key", "credit card": "card", "e mail": "email",
     "in charge of": "assign", "take over": "assign", "roll back": "rollback revert", "undo": "revert",
+    "roll out": "rollout deploy",
     "hang up": "end call", "do not disturb": "dnd snooze", "load balancer": "service", "point of sale": "terminal pos",
     "card reader": "terminal reader", "payment page": "checkout", "customer portal": "portal",
 }

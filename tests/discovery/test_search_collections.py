@@ -93,3 +93,16 @@ def test_a_request_in_one_scope_keeps_the_scoped_method_first() -> None:
 def test_the_scopes_a_request_spans(query: str, spanned: set[str]) -> None:
     """A word for all of them right before (one word between at most) a word a method's scope is named by."""
     assert SearchIndex(SERVICES)._spanned(query) == spanned
+
+
+def test_rolling_out_is_deploying() -> None:
+    """'roll out' (to make a new version available, as 'roll back' undoes it) asks for a deployment; word by word
+    the request says nothing the deployment's create has but the namespace its siblings take too."""
+    docs = [
+        SearchDocument(key=f"k.createAppsV1Namespaced{kind}", connector="k", name=f"createAppsV1Namespaced{kind}",
+                       summary=f"create a {kind}", http_method="POST",
+                       http_path=f"/apis/apps/v1/namespaces/{{namespace}}/{kind.lower()}s")
+        for kind in ("Binding", "Deployment", "Eviction", "Lease", "Secret")
+    ]
+    ranked = SearchIndex(docs).rank("roll out nginx 1.27 in the web namespace", limit=1)[0]
+    assert ranked[0][0] == "k.createAppsV1NamespacedDeployment"
