@@ -1,0 +1,47 @@
+"""A purpose clause says why, not what (issue 13, round 9)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codemode_kernel.discovery.search import SearchDocument, SearchIndex
+
+# Slack's own names and summaries.
+SLACK = [
+    SearchDocument(key=f"s.{name}", connector="s", name=name, summary=summary, http_method=verb,
+                   http_path=f"/{name.replace('_', '.')}")
+    for name, summary, verb in (
+        ("conversations_archive", "Archives a conversation.", "POST"),
+        ("chat_postMessage", "Sends a message to a channel.", "POST"),
+        ("chat_update", "Updates a message.", "POST"),
+        ("stars_add", "Adds a star to an item.", "POST"),
+        ("reactions_add", "Adds a reaction to an item.", "POST"),
+        ("files_upload", "Uploads or creates a file.", "POST"),
+        ("users_list", "Lists all users in a Slack team.", "GET"),
+        ("conversations_history", "Fetches a conversation's history of messages and events.", "GET"),
+    )
+]
+
+
+@pytest.mark.parametrize("query", ["archive the channel so nobody can post messages in it any more",
+                                   "archive the channel so that people stop posting messages to it",
+                                   "archive the channel in order to keep anyone from sending messages to it"])
+def test_the_main_clause_says_what_to_do(query: str) -> None:
+    """'archive the channel so nobody can post messages in it': the archive, though the words of the purpose clause
+    ('post', 'messages') are all chat_postMessage's."""
+    assert SearchIndex(SLACK).rank(query, limit=1)[0][0][0] == "s.conversations_archive"
+
+
+@pytest.mark.parametrize(("query", "start"), [
+    ("bookmark this message so I can come back to it", 2),
+    ("cordon a node so nothing new is scheduled on it", 2),
+    ("so I can post", 4),          # nothing before it: no main clause to prefer
+    ("post a message so", 4),      # 'so' alone opens no clause
+])
+def test_where_a_purpose_clause_starts(query: str, start: int) -> None:
+    assert SearchIndex(SLACK)._purpose_start(query, 4) == start
+
+
+def test_a_request_that_is_all_purpose_clause_is_read_whole() -> None:
+    """'so I can post a message' has no main clause before it: its words are what it asks for."""
+    assert SearchIndex(SLACK).rank("so I can post a message", limit=1)[0][0][0] == "s.chat_postMessage"
