@@ -235,7 +235,9 @@ ALIASES: Mapping[str, str] = {
 # 58.3 -> 59.4 %, MRR 0.444 -> 0.446, connector= given 63.5 -> 64.6 %; tuning and held out unchanged. "roll out"
 # (round 9; to make a new version or service available, the dictionaries' phrasal verb beside "roll back"): dev top-5
 # 60.4 -> 61.5 %, MRR 0.447 -> 0.450, paraphrase top-5 57.1 -> 58.7 %; tuning and held out unchanged. Both were found
-# through a dev miss, so the blind set is their real check.
+# through a dev miss, so the blind set is their real check. "throw away" and "throw out" (round 9; to discard, the
+# dictionaries' phrasal verbs; "away" alone meets the vacation responder): dev top-1 36.5 -> 37.5 %, MRR 0.461 ->
+# 0.468; tuning MRR 0.638 -> 0.639 (top-1 / top-5 unchanged); held out unchanged.
 PHRASES: Mapping[str, str] = {
     "logged in": "authenticated", "log in": "authenticate", "sign in": "authenticate", "signed in": "authenticated",
     "who am i": "authenticated user", "sign up": "create register", "set up": "create configure",
@@ -244,7 +246,7 @@ PHRASES: Mapping[str, str] = {
     "shut down": "stop", "spin up": "create start", "kick out": "remove", "write access": "collaborator permission",
     "read access": "permission", "api key": "key", "credit card": "card", "e mail": "email",
     "in charge of": "assign", "take over": "assign", "roll back": "rollback revert", "undo": "revert",
-    "roll out": "rollout deploy",
+    "roll out": "rollout deploy", "throw away": "trash discard", "throw out": "trash discard",
     "hang up": "end call", "do not disturb": "dnd snooze", "load balancer": "service", "point of sale": "terminal pos",
     "card reader": "terminal reader", "payment page": "checkout", "customer portal": "portal",
 }

@@ -45,3 +45,25 @@ def test_where_a_purpose_clause_starts(query: str, start: int) -> None:
 def test_a_request_that_is_all_purpose_clause_is_read_whole() -> None:
     """'so I can post a message' has no main clause before it: its words are what it asks for."""
     assert SearchIndex(SLACK).rank("so I can post a message", limit=1)[0][0][0] == "s.chat_postMessage"
+
+
+GMAIL = [
+    SearchDocument(key="g.gmail_users_settings_updateVacation", connector="g",
+                   name="gmail_users_settings_updateVacation",
+                   summary="Updates vacation responder settings.", http_method="PUT",
+                   http_path="/gmail/v1/users/{userId}/settings/vacation",
+                   returns="VacationSettings Vacation auto-reply settings for an account. These settings correspond to "
+                           "the away message feature."),
+    SearchDocument(key="g.gmail_users_labels_list", connector="g", name="gmail_users_labels_list",
+                   summary="Lists all labels in the user's mailbox.", http_method="GET",
+                   http_path="/gmail/v1/users/{userId}/labels"),
+    SearchDocument(key="g.gmail_users_messages_trash", connector="g", name="gmail_users_messages_trash",
+                   summary="Moves the specified message to the trash.", http_method="POST",
+                   http_path="/gmail/v1/users/{userId}/messages/{id}/trash"),
+]
+
+
+@pytest.mark.parametrize("query", ["throw away that newsletter", "throw out the newsletter from last week"])
+def test_throwing_away_is_trashing_not_being_away(query: str) -> None:
+    """'throw away' (to discard) moves a message to the trash; 'away' alone is the vacation responder's word."""
+    assert SearchIndex(GMAIL).rank(query, limit=1)[0][0][0] == "g.gmail_users_messages_trash"
