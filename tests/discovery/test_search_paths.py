@@ -1,0 +1,44 @@
+"""A request that quotes a path names the method at that path (issue 13, round 9)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codemode_kernel.discovery.search import SearchDocument, SearchIndex
+
+# Kubernetes' own names, paths and summaries for the batch/v1 group version.
+BATCH = [
+    SearchDocument(key="k.listBatchV1NamespacedJob", connector="k", name="listBatchV1NamespacedJob",
+                   summary="list or watch objects of kind Job", http_method="GET",
+                   http_path="/apis/batch/v1/namespaces/{namespace}/jobs", returns="JobList"),
+    SearchDocument(key="k.listBatchV1JobForAllNamespaces", connector="k", name="listBatchV1JobForAllNamespaces",
+                   summary="list or watch objects of kind Job", http_method="GET", http_path="/apis/batch/v1/jobs",
+                   returns="JobList"),
+    SearchDocument(key="k.getBatchAPIGroup", connector="k", name="getBatchAPIGroup",
+                   summary="get information of a group", http_method="GET", http_path="/apis/batch/",
+                   returns="APIGroup"),
+    SearchDocument(key="k.getBatchV1APIResources", connector="k", name="getBatchV1APIResources",
+                   summary="get available resources", http_method="GET", http_path="/apis/batch/v1/",
+                   returns="APIResourceList"),
+    SearchDocument(key="g.repos_list_for_authenticated_user", connector="g", name="repos_list_for_authenticated_user",
+                   summary="List repositories for the authenticated user", http_method="GET",
+                   http_path="/user/repos"),
+    SearchDocument(key="g.repos_list_for_user", connector="g", name="repos_list_for_user",
+                   summary="List repositories for a user", http_method="GET", http_path="/users/{username}/repos"),
+]
+
+
+def test_a_group_version_named_as_a_path_finds_its_own_method() -> None:
+    """'the kinds served by the batch/v1 API group': /apis/batch/v1/ itself before the jobs 'list' and 'batch' fit (the
+    group's own method, which says 'API group', may come first)."""
+    ranked = [k for k, _s in SearchIndex(BATCH).rank("list the kinds served by the batch/v1 API group", limit=6)[0]]
+    assert ranked.index("k.getBatchV1APIResources") < min(ranked.index("k.listBatchV1JobForAllNamespaces"),
+                                                         ranked.index("k.listBatchV1NamespacedJob"))
+
+
+@pytest.mark.parametrize(("query", "key"), [("call GET /user/repos", "g.repos_list_for_authenticated_user"),
+                                            ("the repos of octocat/hello-world's owner", "g.repos_list_for_user")])
+def test_only_a_path_a_method_ends_with_counts(query: str, key: str) -> None:
+    """'/user/repos' is that method's path; 'octocat/hello-world' is an owner and a repository, which paths take as
+    parameters, and moves nothing."""
+    assert SearchIndex(BATCH).rank(query, limit=1)[0][0][0] == key
