@@ -183,7 +183,7 @@ class _Prepared:
     once keeps SQL generation in SQLAlchemy and the per-call cost near the driver's.
     """
 
-    def __init__(self, stmt: ClauseElement, engine: Engine) -> None:
+    def __init__(self, stmt: ClauseElement, engine: Engine, names: Sequence[str] | None = None) -> None:
         compiled = stmt.compile(dialect=engine.dialect)
         assert isinstance(compiled, SQLCompiler)
         self.sql = compiled.string
@@ -193,12 +193,33 @@ class _Prepared:
         self._take: Callable[[dict[str, Any]], Any] | None = None
         if self.order is not None and len(self.order) > 1:
             self._take = operator.itemgetter(*self.order)
+        # ``names``: the order in which a hot caller passes its values as a tuple (:meth:`write`),
+        # arranged once here for the dialect's paramstyle instead of a dict per call (issue 12).
+        self.arrange: Callable[[tuple[Any, ...]], Any] = _as_given
+        if names is not None:
+            given = tuple(names)
+            if self.order is None:  # a named paramstyle (psycopg's %(name)s): the dict it takes
+                self.arrange = functools.partial(_named, given)
+            elif tuple(self.order) != given:
+                if sorted(self.order) != sorted(given):
+                    raise ValueError(f"the statement takes {self.order}, the caller names {list(given)}")
+                self.arrange = functools.partial(_reordered, operator.itemgetter(*map(given.index, self.order)))
 
     def bind(self, params: dict[str, Any]) -> Any:
         """The parameters in the form the driver takes (a tuple for a positional paramstyle)."""
         if self._take is not None:
             return self._take(params)
         return tuple(params[k] for k in self.order) if self.order is not None else params
+
+    def write(self, raw: Any, values: tuple[Any, ...]) -> Any:
+        """Run it on the driver's connection ``raw`` with ``values`` in the order of the ``names`` it was
+        prepared with, inside whatever transaction is open there (no commit); the row count."""
+        cur = raw.cursor()
+        try:
+            cur.execute(self.sql, self.arrange(values))
+            return cur.rowcount
+        finally:
+            cur.close()
 
     def run(self, conn: Connection, params: dict[str, Any], *, commit: bool = True) -> int:
         """Run it on the driver's connection; the row count. ``commit=False`` leaves the transaction
@@ -249,6 +270,18 @@ class _Prepared:
         (about 160 us less per statement than ``conn.execute(core_statement)`` here, issue 12), while
         the engine's events still see it (the crash specs hook ``after_cursor_execute``)."""
         return conn.exec_driver_sql(self.sql, self.bind(params))
+
+
+def _as_given(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    return values
+
+
+def _named(names: tuple[str, ...], values: tuple[Any, ...]) -> dict[str, Any]:
+    return dict(zip(names, values, strict=True))
+
+
+def _reordered(take: Callable[[tuple[Any, ...]], tuple[Any, ...]], values: tuple[Any, ...]) -> tuple[Any, ...]:
+    return take(values)
 
 
 def now_ms() -> int:
@@ -445,14 +478,18 @@ class JournalStore:
         except (DBAPIError, self._dbapi_error) as exc:
             engine.dispose()
             raise _store_fault(self.where, exc, self.sqlite_path) from exc
+        # A call's two statements, their values passed as tuples in these orders (issue 12).
         self._insert_entry = _Prepared(
-            insert(entries).values({c.name: bindparam(c.name) for c in entries.columns}), engine)
+            insert(entries).values({c.name: bindparam(c.name) for c in entries.columns}), engine,
+            names=[c.name for c in entries.columns])
         self._finish_entry = _Prepared(
             update(entries).where(and_(
                 entries.c.runtime == bindparam("k_runtime"), entries.c.execution_id == bindparam("k_execution_id"),
                 entries.c.seq == bindparam("k_seq"), entries.c.state == bindparam("k_state")))
             .values(state=bindparam("v_state"), result=bindparam("v_result"), error=bindparam("v_error"),
-                    updated_at=bindparam("v_updated_at")), engine)
+                    updated_at=bindparam("v_updated_at")), engine,
+            names=["v_result", "v_state", "v_error", "v_updated_at", "k_runtime", "k_execution_id", "k_seq",
+                   "k_state"])
         self._statements: dict[Hashable, _Prepared] = {}
         self._kept: list[Connection] = []  # open connections between sessions (SQLite), last kept last
         self._keep = self.dialect == "sqlite"
@@ -904,21 +941,17 @@ class JournalStore:
             self.finish_entry(conn, runtime, execution_id, finish.seq, finish.state, result=finish.result,
                               error=finish.error, commit=False)
         t = now_ms()
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
         try:
-            self._insert_entry.run(conn, {
-                "runtime": runtime, "execution_id": execution_id, "seq": seq, "connector": connector,
-                "method": method, "args": args, "result": result, "requires_approval": requires_approval,
-                "ephemeral": ephemeral, "state": state, "error": error, "pass_number": pass_number,
-                "created_at": t, "updated_at": t})
-        except IntegrityError:
-            conn.rollback()
-        except Exception as exc:  # the DBAPI's own IntegrityError (the statement bypassed Core's wrapping)
-            raw = conn.connection.dbapi_connection
-            if raw is not None:
-                raw.rollback()
+            self._insert_entry.write(raw, (runtime, execution_id, seq, connector, method, args, result,
+                                           requires_approval, ephemeral, state, error, pass_number, t, t))
+        except Exception as exc:  # the DBAPI's own IntegrityError (the statement bypasses Core's wrapping)
+            raw.rollback()
             if type(exc).__name__ not in ("IntegrityError", "UniqueViolation"):
                 raise
         else:
+            raw.commit()
             return True
         if finish is not None:  # rolled back with the taken seq's insert: recorded on its own
             self.finish_entry(conn, runtime, execution_id, finish.seq, finish.state, result=finish.result,
@@ -932,9 +965,13 @@ class JournalStore:
 
         ``commit=False`` leaves the change in the open transaction (the caller commits it).
         """
-        return self._finish_entry.run(conn, {
-            "k_runtime": runtime, "k_execution_id": execution_id, "k_seq": seq, "k_state": "executing",
-            "v_state": state, "v_result": result, "v_error": error, "v_updated_at": now_ms()}, commit=commit) == 1
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+        won = self._finish_entry.write(raw, (result, state, error, now_ms(), runtime, execution_id, seq,
+                                             "executing")) == 1
+        if commit:
+            raw.commit()
+        return bool(won)
 
     @_guarded
     def set_entry(self, conn: Connection, runtime: str, execution_id: str, seq: int, expected: Sequence[str],
