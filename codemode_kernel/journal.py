@@ -307,8 +307,10 @@ class ExecutionRow:
     updated_at: int
 
 
-@dataclass(frozen=True)
-class EntryRow:
+class EntryRow(NamedTuple):
+    """One journal entry as read (a named tuple: ~0.3 us to make against ~1.4 us for a frozen dataclass
+    of 12 fields; a resumed pass makes one per recorded call, issue 12)."""
+
     seq: int
     connector: str
     method: str
