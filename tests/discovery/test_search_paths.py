@@ -42,3 +42,39 @@ def test_only_a_path_a_method_ends_with_counts(query: str, key: str) -> None:
     """'/user/repos' is that method's path; 'octocat/hello-world' is an owner and a repository, which paths take as
     parameters, and moves nothing."""
     assert SearchIndex(BATCH).rank(query, limit=1)[0][0][0] == key
+
+
+EVENTS = [
+    SearchDocument(key="k.deleteCoreV1CollectionNamespacedEvent", connector="k",
+                   name="deleteCoreV1CollectionNamespacedEvent", summary="delete collection of Event",
+                   http_method="DELETE", http_path="/api/v1/namespaces/{namespace}/events", returns="Status"),
+    SearchDocument(key="k.deleteBatchV1CollectionNamespacedJob", connector="k",
+                   name="deleteBatchV1CollectionNamespacedJob", summary="delete collection of Job",
+                   http_method="DELETE", http_path="/apis/batch/v1/namespaces/{namespace}/jobs", returns="Status"),
+    SearchDocument(key="k.readCoreV1NamespacedPod", connector="k", name="readCoreV1NamespacedPod",
+                   summary="read the specified Pod", http_method="GET",
+                   http_path="/api/v1/namespaces/{namespace}/pods/{name}", returns="Pod"),
+    *(SearchDocument(key=f"k.deleteCoreV1CollectionNamespaced{kind}", connector="k",
+                     name=f"deleteCoreV1CollectionNamespaced{kind}", summary=f"delete collection of {kind}",
+                     http_method="DELETE", http_path=f"/api/v1/namespaces/{{namespace}}/{kind.lower()}s",
+                     returns="Status")
+      for kind in ("ConfigMap", "Secret", "Service", "Endpoints", "LimitRange", "ResourceQuota")),
+]
+
+
+def test_a_name_given_before_its_resource_is_a_value() -> None:
+    """'in the ci namespace': 'ci' names the namespace (no method's name has it); read as a word it is continuous
+    integration, a job, and brought the jobs' delete in right behind the events'."""
+    ranked = [k for k, _s in SearchIndex(EVENTS).rank("clear out all the old events in the ci namespace", limit=2)[0]]
+    assert ranked[0] == "k.deleteCoreV1CollectionNamespacedEvent"
+    assert "k.deleteBatchV1CollectionNamespacedJob" not in ranked
+
+
+@pytest.mark.parametrize(("said", "read"), [
+    ("clear out the events in the ci namespace", "clear out the events in the namespace"),
+    ("read a pod in our staging namespace", "read a pod in our namespace"),
+    ("delete the jobs of the batch namespace", "delete the jobs of the batch namespace"),  # a name word: kept
+    ("post it in the ci channel", "post it in the ci channel"),  # no path here takes a channel
+])
+def test_which_names_before_a_resource_are_values(said: str, read: str) -> None:
+    assert SearchIndex(EVENTS)._unnamed(said) == read
