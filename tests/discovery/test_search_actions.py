@@ -94,3 +94,20 @@ def test_a_contracted_question_finds_the_read_not_the_write() -> None:
                  "/admin.teams.settings.setName")]
     ranked = SearchIndex(docs).rank("what's our workspace's name?", limit=2)[0]
     assert ranked[0][0] == "s.team_info"
+
+
+@pytest.mark.parametrize("verb", ["revoke", "disconnect", "detach", "unlink"])
+def test_a_verb_that_undoes_a_link_asks_for_a_delete(verb: str) -> None:
+    """'revoke', 'disconnect', 'detach', 'unlink' end a link or a grant: a delete, in the request and in a name."""
+    assert query_action(stems(f"{verb} the shared channel")) == "delete"
+    doc = _doc(f"admin_conversations_{verb}Shared", "A channel no longer shared.", "POST", f"/admin.{verb}")
+    assert SearchIndex([doc]).actions == ["delete"]
+
+
+def test_stopping_a_share_finds_the_disconnect_not_its_opposite() -> None:
+    """'stop sharing the channel': of two POSTs with the same text, the one whose name says disconnect (read as a
+    create by its HTTP method before, like its opposite, which sorts first)."""
+    docs = [_doc(f"admin_conversations_{verb}Shared", "A channel shared with other workspaces.", "POST",
+                 f"/admin.conversations.{verb}Shared") for verb in ("connect", "disconnect")]
+    ranked = SearchIndex(docs).rank("stop sharing the channel", limit=1)[0]
+    assert ranked[0][0] == "s.admin_conversations_disconnectShared"
