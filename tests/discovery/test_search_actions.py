@@ -96,12 +96,14 @@ def test_a_contracted_question_finds_the_read_not_the_write() -> None:
     assert ranked[0][0] == "s.team_info"
 
 
-@pytest.mark.parametrize("verb", ["revoke", "disconnect", "detach", "unlink"])
-def test_a_verb_that_undoes_a_link_asks_for_a_delete(verb: str) -> None:
-    """'revoke', 'disconnect', 'detach', 'unlink' end a link or a grant: a delete, in the request and in a name."""
-    assert query_action(stems(f"{verb} the shared channel")) == "delete"
-    doc = _doc(f"admin_conversations_{verb}Shared", "A channel no longer shared.", "POST", f"/admin.{verb}")
-    assert SearchIndex([doc]).actions == ["delete"]
+@pytest.mark.parametrize(("verb", "action"), [("connect", "create"), ("link", "create"), ("revoke", "delete"),
+                                              ("disconnect", "delete"), ("detach", "delete"), ("unlink", "delete")])
+def test_a_verb_that_makes_or_undoes_a_link_has_its_action(verb: str, action: str) -> None:
+    """'connect' and 'link' make a link (a create); 'revoke', 'disconnect', 'detach', 'unlink' end a link or a grant
+    (a delete), in the request and in a name."""
+    assert query_action(stems(f"{verb} the shared channel")) == action
+    doc = _doc(f"admin_conversations_{verb}Shared", "A shared channel.", "POST", f"/admin.conversations.{verb}")
+    assert SearchIndex([doc]).actions == [action]
 
 
 def test_stopping_a_share_finds_the_disconnect_not_its_opposite() -> None:
