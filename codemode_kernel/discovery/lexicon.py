@@ -147,6 +147,7 @@ artifact output
 quota cpu memory resource
 give grant add
 evict eviction
+forever permanently permanent
 """
 
 # The resources of web and cloud APIs, each with the everyday words for it (issue 13, round 4):
@@ -237,7 +238,9 @@ ALIASES: Mapping[str, str] = {
 # 60.4 -> 61.5 %, MRR 0.447 -> 0.450, paraphrase top-5 57.1 -> 58.7 %; tuning and held out unchanged. Both were found
 # through a dev miss, so the blind set is their real check. "throw away" and "throw out" (round 9; to discard, the
 # dictionaries' phrasal verbs; "away" alone meets the vacation responder): dev top-1 36.5 -> 37.5 %, MRR 0.461 ->
-# 0.468; tuning MRR 0.638 -> 0.639 (top-1 / top-5 unchanged); held out unchanged.
+# 0.468; tuning MRR 0.638 -> 0.639 (top-1 / top-5 unchanged); held out unchanged. In RELATED (round 9): "forever
+# permanently permanent" (the dictionaries' synonyms; Gmail's deletes say "permanently", its trash does not): dev MRR
+# 0.488 -> 0.491, nothing else moved on either set.
 PHRASES: Mapping[str, str] = {
     "logged in": "authenticated", "log in": "authenticate", "sign in": "authenticate", "signed in": "authenticated",
     "who am i": "authenticated user", "sign up": "create register", "set up": "create configure",

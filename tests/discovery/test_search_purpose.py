@@ -67,3 +67,16 @@ GMAIL = [
 def test_throwing_away_is_trashing_not_being_away(query: str) -> None:
     """'throw away' (to discard) moves a message to the trash; 'away' alone is the vacation responder's word."""
     assert SearchIndex(GMAIL).rank(query, limit=1)[0][0][0] == "g.gmail_users_messages_trash"
+
+
+def test_forever_is_permanently() -> None:
+    """'erase it forever': the method that deletes permanently, not the one that moves it to the trash."""
+    docs = [SearchDocument(key="g.gmail_users_threads_trash", connector="g", name="gmail_users_threads_trash",
+                           summary="Moves the specified thread to the trash.", http_method="POST",
+                           http_path="/gmail/v1/users/{userId}/threads/{id}/trash"),
+            SearchDocument(key="g.gmail_users_threads_delete", connector="g", name="gmail_users_threads_delete",
+                           summary="Immediately and permanently deletes the specified thread.", http_method="DELETE",
+                           http_path="/gmail/v1/users/{userId}/threads/{id}"),
+            *GMAIL]
+    ranked = SearchIndex(docs).rank("bin the thread with the recruiter forever", limit=1)[0]
+    assert ranked[0][0] == "g.gmail_users_threads_delete"
