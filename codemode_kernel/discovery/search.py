@@ -114,7 +114,10 @@ dev 38.5 / 63.5 % (MRR 0.477) and tuning 54.7 / 77.4 %: a request word's weight 
 (rare words no right method has weigh less: dev top-5 +1 intent at 6-6.5, tuning top-5 +1-3 at 4-5, but tuning top-1
 54.7 -> 54.2 / 53.7 % at every cap); the actions of an API whose paths name no item (Slack's /chat.update: 7 methods
 relabelled, setIcon an update) read from any verb of the name (no intent moved); "logging in", "signing in", "logs in",
-"signs in" beside "log in" in the lexicon (no intent moved).
+"signs in" beside "log in" in the lexicon (no intent moved); "enable", "disable", "activate", "deactivate" as update
+verbs (dev MRR 0.488 -> 0.485); related words counting x0.5 / x0.25 of their weight in the connector model (a
+request's "post" met Gmail's 45 "message" documents through the lexicon: dev top-5 64.6 -> 65.6 % at 0.25, but tuning
+top-5 77.4 -> 76.3 %, top-1 54.2 %).
 """
 
 from __future__ import annotations
