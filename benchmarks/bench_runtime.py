@@ -32,7 +32,7 @@ from sqlalchemy.schema import CreateTable
 from codemode_kernel import CodemodeRuntime, InProcessExecutor, ToolSetConnector
 from codemode_kernel.catalog import Catalog
 from codemode_kernel.executor.base import ExecuteResult
-from codemode_kernel.journal import JournalStore, entries
+from codemode_kernel.journal import JournalStore, Outcome, entries
 from codemode_kernel.passes import PassHandler, PassState
 from codemode_kernel.runtime_journal import open_journal
 
@@ -183,6 +183,45 @@ async def handler_call_us(tmp: Path, n: int) -> float:
         store.dispose()
 
 
+def journal_call_us(tmp: Path, n: int, raw: bool) -> float:
+    """CPU µs per journaled call in the journal alone: a call's ``executing`` mark with the outcome of
+    the call before it, one commit (what a pass does per call, passes.py), on a SQLite file.
+
+    ``raw``: the same statements (the store's own SQL) and commit on :mod:`sqlite3` with ready
+    tuples, the least the journal layer (``RuntimeJournal``, ``JournalStore``, SQLAlchemy under it)
+    can cost; otherwise through :func:`open_journal` as the pass handler calls it (issue 12)."""
+    path = tmp / "layer.db"
+    path.unlink(missing_ok=True)
+    store = JournalStore(f"sqlite:///{path}")
+    try:
+        with open_journal(store, "bench") as journal:
+            journal.insert_execution("e", "...", ["noop"], {}, {}, passes=1)
+            journal.insert_entry("e", 0, "noop", "noop", '{"i":0}', "executing", requires_approval=False,
+                                 ephemeral=False, pass_number=1)
+            if raw:
+                mark, outcome = store._insert_entry.sql, store._finish_entry.sql  # the store's SQL for this driver
+                db = sqlite3.connect(path)
+                db.execute("PRAGMA synchronous=NORMAL")  # as the store sets it (WAL stays set in the file)
+                try:
+                    cpu = time.process_time()
+                    for i in range(1, n):
+                        t = int(time.time() * 1000)
+                        db.execute(outcome, (str(i - 1), "applied", None, t, "bench", "e", i - 1, "executing"))
+                        db.execute(mark, ("bench", "e", i, "noop", "noop", f'{{"i":{i}}}', None, False, False,
+                                          "executing", None, 1, t, t))
+                        db.commit()
+                    return (time.process_time() - cpu) / (n - 1) * 1e6
+                finally:
+                    db.close()
+            cpu = time.process_time()
+            for i in range(1, n):
+                journal.insert_entry("e", i, "noop", "noop", f'{{"i":{i}}}', "executing", requires_approval=False,
+                                     ephemeral=False, pass_number=1, finish=Outcome(i - 1, "applied", str(i - 1)))
+            return (time.process_time() - cpu) / (n - 1) * 1e6
+    finally:
+        store.dispose()
+
+
 async def replay_us(tmp: Path, kind: str, reads: int) -> float:
     """µs per replayed call: approving a pass that made ``reads`` reads, minus approving one that made none."""
     conns = [ToolSetConnector([noop_async], name="noop"),
@@ -326,6 +365,12 @@ async def main() -> None:
         figures.append(Figure(group, "host CPU per journaled call, the pass's host side alone (no sandbox)", "µs",
                               [await handler_call_us(tmp, calls) for _ in range(repeats)], anchor=cpu_anchor,
                               anchor_samples=floor_cpu))
+        layer = [(journal_call_us(tmp, calls, raw=False), journal_call_us(tmp, calls, raw=True))
+                 for _ in range(repeats)]  # interleaved: a change in the machine's load hits both alike
+        figures.append(Figure(group, "CPU per journaled call in the journal alone (a call's mark with the "
+                              "outcome before it, one commit)", "µs", [x[0] for x in layer],
+                              anchor="the same SQL and commit on sqlite3 with ready tuples",
+                              anchor_samples=[x[1] for x in layer]))
         progress("replay")
         figures.append(Figure(group, f"replay per recorded call (approve after {reads} reads)", "µs",
                               [await replay_us(tmp, kind, reads) for _ in range(repeats)],
