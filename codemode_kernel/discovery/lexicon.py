@@ -152,11 +152,15 @@ forever permanently permanent
 
 # The resources of web and cloud APIs, each with the everyday words for it (issue 13, round 4):
 # a glossary of the domains (chat, mail, telephony, payments, code hosting, clusters), written
-# from what the resources are, not from the benchmark's requests. Same format as RELATED.
+# from what the resources are, not from the benchmark's requests. Same format as RELATED. Round 9: an access control
+# list is what people call an allowlist (or a whitelist): dev top-1 39.6 -> 40.6 %, top-5 64.6 -> 65.6 %, MRR 0.491 ->
+# 0.499, connector= given 69.8 -> 70.8 % (found through a dev miss: "start an allowlist of office IP addresses");
+# tuning and held out unchanged.
 GLOSSARY = """
 node worker machine
 service balancer
 network_policy firewall
+access_control_list allowlist whitelist
 ingress route routing hostname domain
 job batch task
 cron_job cron schedule periodic recurring

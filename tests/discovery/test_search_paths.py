@@ -78,3 +78,19 @@ def test_a_name_given_before_its_resource_is_a_value() -> None:
 ])
 def test_which_names_before_a_resource_are_values(said: str, read: str) -> None:
     assert SearchIndex(EVENTS)._unnamed(said) == read
+
+
+def test_an_allowlist_is_an_access_control_list() -> None:
+    """'an allowlist' is what Twilio calls an IP access control list (without the glossary, nothing is found)."""
+    docs = [SearchDocument(key=f"t.{name}", connector="t", name=name, summary=summary, http_method="POST",
+                           http_path=path)
+            for name, summary, path in (
+                ("CreateSipIpAddress", "Create a new IpAddress resource.",
+                 "/2010-04-01/Accounts/{AccountSid}/SIP/IpAccessControlLists/{IpAccessControlListSid}/IpAddresses.json"),
+                ("CreateSipIpAccessControlList", "Create a new IpAccessControlList resource",
+                 "/2010-04-01/Accounts/{AccountSid}/SIP/IpAccessControlLists.json"),
+                ("CreateSipDomain", "Create a new Domain", "/2010-04-01/Accounts/{AccountSid}/SIP/Domains.json"),
+                *((f"Create{kind}", f"Create a new {kind}", f"/2010-04-01/Accounts/{{AccountSid}}/{kind}s.json")
+                  for kind in ("Message", "Call", "Queue", "Application", "Address", "Key", "Conference", "Token")))]
+    ranked = SearchIndex(docs).rank("start an allowlist", limit=1)[0]
+    assert ranked[0][0] == "t.CreateSipIpAccessControlList"
