@@ -933,7 +933,10 @@ class JournalStore:
 
     # insert_entry and finish_entry run once each per connector call: they translate driver errors
     # themselves (what @_guarded does, without its frame and the repacking of their keywords: ~0.4 us
-    # a call, issue 12).
+    # a call, issue 12). Tried and not kept: the outcome's UPDATE run inline on the insert's cursor
+    # with one clock reading, ~1-1.5 us less a call (bench_runtime.handler_call_us shape, 6 rounds,
+    # load ~2), but a subclass's finish_entry (the crash specs' kill point, a failing disk in
+    # tests/runtime) would no longer see the outcome that rides with a mark.
 
     def insert_entry(self, conn: Connection, runtime: str, execution_id: str, seq: int, connector: str,
                      method: str, args: str, state: str, *, requires_approval: bool, ephemeral: bool,
