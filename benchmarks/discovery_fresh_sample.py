@@ -1,6 +1,6 @@
-"""How the methods behind ``discovery_intents_fresh.json`` and ``discovery_intents_blind.json`` were chosen (issue 13).
+"""How the methods behind the discovery benchmark's dev, blind and validation intent sets were chosen (issue 13).
 
-Run: .venv/bin/python benchmarks/discovery_fresh_sample.py [--blind] [--json]
+Run: .venv/bin/python benchmarks/discovery_fresh_sample.py [--blind | --validation] [--json]
 
 The fresh intent set measures ``codemode.search`` on requests nobody tuned the ranker on. Its
 methods are a seeded random sample, stratified by connector: the six catalogs are loaded the
@@ -23,6 +23,13 @@ way with its own seed, ``BLIND_SEED``, after the first set became a dev set that
 is tuned on. It also skips every method the first sample took (*in the first fresh sample*),
 so the two sets measure different methods; its indistinguishable methods are
 ``BLIND_INDISTINGUISHABLE``. The first sample is unchanged: same seed, same output.
+
+The *validation* sample (``--validation``, behind ``discovery_intents_validation.json``) is the
+third, drawn after two ranking rounds had overfit the dev set: its own seed,
+``VALIDATION_SEED``, the same 16 per connector, stratification and skips, and it skips every
+method the first or the blind sample took (*in an earlier sample*); its indistinguishable
+methods are ``VALIDATION_INDISTINGUISHABLE``. Tuners may measure its aggregates, never read its
+intents. The first two samples are unchanged.
 
 The script prints each sampled method with what the writer read (path, HTTP line, summary,
 description, required parameters) and, with ``--json``, the sample as a list of paths.
@@ -50,6 +57,7 @@ from codemode_kernel.catalog import Method
 
 SEED = "issue-13-fresh-2026-11-30"
 BLIND_SEED = "issue-13-blind-2026-11-30"
+VALIDATION_SEED = "issue-13-validation-2026-12-01"
 PER_CONNECTOR = 16
 _VERBS = ("get", "put", "post", "delete", "patch", "head", "options")
 _HTTP = re.compile(r"^HTTP: ([A-Z]+) (\S+)", re.MULTILINE)
@@ -59,6 +67,9 @@ INDISTINGUISHABLE: dict[str, str] = {}
 # The same for the blind sample (filled in while that sample was read, before any ranker ran on it).
 BLIND_INDISTINGUISHABLE: dict[str, str] = {}
 IN_FIRST_SAMPLE = "in the first fresh sample"
+# The same for the validation sample (filled in while that sample was read, before any ranker ran on it).
+VALIDATION_INDISTINGUISHABLE: dict[str, str] = {}
+IN_EARLIER_SAMPLE = "in an earlier sample (the first fresh or the blind one)"
 
 
 def deprecated_operations(paths: dict[str, Path]) -> set[tuple[str, str, str]]:
@@ -83,10 +94,12 @@ def http_of(method: Method) -> tuple[str, str]:
 
 def sample(methods: Sequence[Method], deprecated: set[tuple[str, str, str]], seed: str = SEED,
            indistinguishable: dict[str, str] | None = None,
-           exclude: frozenset[str] = frozenset()) -> tuple[list[Method], dict[str, str]]:
+           exclude: frozenset[str] = frozenset(),
+           excluded_because: str = IN_FIRST_SAMPLE) -> tuple[list[Method], dict[str, str]]:
     """The sampled methods, connector by connector, and the skipped ones with the reason.
 
-    By default the first fresh sample; ``blind_sample`` passes the blind seed and excludes it.
+    By default the first fresh sample; ``blind_sample`` passes the blind seed and excludes it,
+    ``validation_sample`` its own seed and excludes both (recorded as ``excluded_because``).
     """
     hopeless = INDISTINGUISHABLE if indistinguishable is None else indistinguishable
     chosen: list[Method] = []
@@ -101,7 +114,7 @@ def sample(methods: Sequence[Method], deprecated: set[tuple[str, str, str]], see
             if (connector, *http_of(m)) in deprecated:
                 skipped[m.path] = "deprecated"
             elif m.path in exclude:
-                skipped[m.path] = IN_FIRST_SAMPLE
+                skipped[m.path] = excluded_because
             elif m.path in hopeless:
                 skipped[m.path] = hopeless[m.path]
             else:
@@ -115,6 +128,15 @@ def blind_sample(methods: Sequence[Method],
     """The second (blind) sample: its own seed, none of the methods the first sample took."""
     first, _skipped = sample(methods, deprecated)
     return sample(methods, deprecated, BLIND_SEED, BLIND_INDISTINGUISHABLE, frozenset(m.path for m in first))
+
+
+def validation_sample(methods: Sequence[Method],
+                      deprecated: set[tuple[str, str, str]]) -> tuple[list[Method], dict[str, str]]:
+    """The third (validation) sample: its own seed, none of the methods the first or the blind sample took."""
+    first, _skipped = sample(methods, deprecated)
+    blind, _skipped = blind_sample(methods, deprecated)
+    taken = frozenset(m.path for m in first) | frozenset(m.path for m in blind)
+    return sample(methods, deprecated, VALIDATION_SEED, VALIDATION_INDISTINGUISHABLE, taken, IN_EARLIER_SAMPLE)
 
 
 def show(m: Method) -> str:
@@ -132,12 +154,17 @@ async def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the sample as a JSON list of paths")
     parser.add_argument("--blind", action="store_true",
                         help="the second (blind) sample: seed BLIND_SEED, without the first sample's methods")
+    parser.add_argument("--validation", action="store_true",
+                        help="the third (validation) sample: seed VALIDATION_SEED, without the first two samples' "
+                             "methods")
     args = parser.parse_args()
+    if args.blind and args.validation:
+        parser.error("--blind and --validation draw different samples: give one of them")
     paths = fetch(lambda s: print(s, file=sys.stderr))
     async with CodemodeRuntime(load_connectors(paths), store="sqlite://", executor=InProcessExecutor()) as rt:
         methods = (await rt.catalog()).all_methods()
-    draw = blind_sample if args.blind else sample
-    seed = BLIND_SEED if args.blind else SEED
+    draw = validation_sample if args.validation else blind_sample if args.blind else sample
+    seed = VALIDATION_SEED if args.validation else BLIND_SEED if args.blind else SEED
     chosen, skipped = draw(methods, deprecated_operations(paths))
     if args.json:
         result: dict[str, Any] = {"seed": seed, "per_connector": PER_CONNECTOR,
