@@ -38,6 +38,13 @@ tunes on: 96 requests written without reading the ranker or the other sets' inte
 exactly as the dev set (same rankers, same columns), printed after it and under ``"blind"``
 in the JSON. Neither set's misses are listed; the blind set's per-intent results are never
 printed or written anywhere.
+
+The *validation set* (``discovery_intents_validation.json``, ``discovery_fresh_sample.py
+--validation``: its own seed, 16 methods per connector, none of the first two samples') was
+written on 2026-12-01 after two ranking rounds had overfit the dev set. Tuners may measure it
+(aggregates, to keep or reject a change) but never read its intents or per-intent results: it
+is measured exactly as the blind set, printed after it and under ``"validation"`` in the JSON,
+aggregates and per-connector aggregates only, no rows.
 """
 
 from __future__ import annotations
@@ -80,6 +87,9 @@ DEV_LABEL = "dev set (first fresh set, tuned on from 2026-11-30 22:00)"
 # Written after that, blind to the ranker and to the other sets; never tuned on (see its "about").
 BLIND_INTENTS = Path(__file__).resolve().parent / "discovery_intents_blind.json"
 BLIND_LABEL = "blind set (discovery_intents_blind.json, never tuned on)"
+# Written after two rounds overfit the dev set; measured by tuners (aggregates only), never read (see its "about").
+VALIDATION_INTENTS = Path(__file__).resolve().parent / "discovery_intents_validation.json"
+VALIDATION_LABEL = "validation set (discovery_intents_validation.json, measured, never read)"
 # connector name -> (npm package, member inside the tarball)
 SOURCES = {
     "github": ("@octokit/openapi@23.0.2", "package/generated/api.github.com.json"),
@@ -160,7 +170,7 @@ def summary_of(description: str) -> str:
 
 
 def load_intents(catalog: Catalog, source: Path = INTENTS) -> list[dict[str, Any]]:
-    """The intents of ``source``; in the tuning file every third is held out, in the dev and blind files all are."""
+    """The intents of ``source``; in the tuning file every third is held out, in the other sets' files all are."""
     raw = json.loads(source.read_text(encoding="utf-8"))["intents"]
     never_tuned = source != INTENTS
     out = []
@@ -536,7 +546,7 @@ def print_minilm(report: dict[str, Any]) -> None:
         if isinstance(r, dict) and "overall" in r:
             line = (f"  {label:<22} top-1 {pct(r['overall']['top1'])}  top-5 {pct(r['overall']['top5'])}  "
                     f"paraphrase top-5 {pct(r['paraphrase']['top5'])}")
-            if r["tuned"].get("n"):  # the dev and blind sets have no tuning split: all of each is held out
+            if r["tuned"].get("n"):  # the dev, blind and validation sets have no tuning split: all is held out
                 line += (f"  tuned top-5 {pct(r['tuned']['top5'])}  holdout top-1 {pct(r['holdout']['top1'])} "
                          f"top-5 {pct(r['holdout']['top5'])}  "
                          f"holdout paraphrase top-5 {pct(r['holdout_paraphrase']['top5'])}")
@@ -558,14 +568,14 @@ def print_semantic(report: dict[str, Any]) -> None:
 
 
 def fresh_report(results: list[dict[str, Any]], intents: list[dict[str, Any]], label: str) -> dict[str, Any]:
-    """The dev or blind set's figures for the JSON output (its rows, which name the misses, left out)."""
+    """The dev, blind or validation set's figures for the JSON output (its rows, which name the misses, left out)."""
     return {"label": label, "intents": len(intents), "paraphrases": sum(1 for i in intents if i["paraphrase"]),
             "rankers": [{k: v for k, v in r.items() if k != "rows"} for r in results]}
 
 
 def print_fresh(fresh: list[dict[str, Any]], tuning: list[dict[str, Any]], intents: list[dict[str, Any]],
                 label: str = DEV_LABEL, short: str = "dev set") -> None:
-    """The dev (or blind) set beside the tuning file's held-out third, ranker by ranker: aggregates only."""
+    """The dev (blind, validation) set beside the tuning file's held-out third, ranker by ranker: aggregates only."""
     para = sum(1 for i in intents if i["paraphrase"])
     print()
     print(f"{label}: {len(intents)} intents, {para} paraphrases = {100 * para / len(intents):.0f} %")
@@ -612,6 +622,7 @@ async def main() -> None:
         intents = load_intents(catalog)
         fresh_intents = load_intents(catalog, FRESH_INTENTS)
         blind_intents = load_intents(catalog, BLIND_INTENTS)
+        validation_intents = load_intents(catalog, VALIDATION_INTENTS)
 
         docs = [method_document(m) for m in methods]
         index, build_ms = timed_build(lambda: SearchIndex(docs))
@@ -654,6 +665,7 @@ async def main() -> None:
         minilm = minilm_report(index, intents, args.minilm) if args.minilm else None
         minilm_fresh = minilm_report(index, fresh_intents, args.minilm) if args.minilm else None
         minilm_blind = minilm_report(index, blind_intents, args.minilm) if args.minilm else None
+        minilm_validation = minilm_report(index, validation_intents, args.minilm) if args.minilm else None
         # Measured last, so that nothing above changes: the same index and baseline, other requests.
         fresh = [
             evaluate("codemode.search (new)", lambda q: [k for k, _ in index.rank(q, limit=TOP)[0]], fresh_intents,
@@ -665,19 +677,27 @@ async def main() -> None:
                      build_ms, lambda q, c: [k for k, _ in index.rank(q, connector=c, limit=TOP)[0]]),
             evaluate("plain BM25", plain.rank, blind_intents, plain_ms),
         ]
+        validation = [
+            evaluate("codemode.search (new)", lambda q: [k for k, _ in index.rank(q, limit=TOP)[0]],
+                     validation_intents, build_ms,
+                     lambda q, c: [k for k, _ in index.rank(q, connector=c, limit=TOP)[0]]),
+            evaluate("plain BM25", plain.rank, validation_intents, plain_ms),
+        ]
     if args.json:
         print(json.dumps({"benchmark": "discovery", "methods": len(methods), "intents": len(intents),
                           "paraphrases": sum(1 for i in intents if i["paraphrase"]),
                           "rankers": [{k: v for k, v in r.items() if k != "rows"} for r in results],
                           "tokens": economy, **({"semantic": semantic} if semantic else {}),
-                          **({"minilm": minilm, "minilm_fresh": minilm_fresh, "minilm_blind": minilm_blind}
-                             if minilm else {}),
+                          **({"minilm": minilm, "minilm_fresh": minilm_fresh, "minilm_blind": minilm_blind,
+                              "minilm_validation": minilm_validation} if minilm else {}),
                           "fresh": fresh_report(fresh, fresh_intents, DEV_LABEL),
-                          "blind": fresh_report(blind, blind_intents, BLIND_LABEL)}))
+                          "blind": fresh_report(blind, blind_intents, BLIND_LABEL),
+                          "validation": fresh_report(validation, validation_intents, VALIDATION_LABEL)}))
         return
     print_report(results, economy, len(methods), args.misses, intents, index)
     print_fresh(fresh, results, fresh_intents)
     print_fresh(blind, results, blind_intents, BLIND_LABEL, "blind set")
+    print_fresh(validation, results, validation_intents, VALIDATION_LABEL, "validation")
     if semantic is not None:
         print_semantic(semantic)
     if minilm is not None:
@@ -688,6 +708,9 @@ async def main() -> None:
     if minilm_blind is not None:
         print(f"\nthe same on the {BLIND_LABEL} (all of it counts as held out):", end="")
         print_minilm(minilm_blind)
+    if minilm_validation is not None:
+        print(f"\nthe same on the {VALIDATION_LABEL} (all of it counts as held out):", end="")
+        print_minilm(minilm_validation)
     print(f"runtime.search through the store: {runtime_ms:.2f} ms mean per query; index build from the catalog "
           f"(documents + index): {results[0]['build_cpu_ms_min']:.0f} ms CPU (best of 3)")
 

@@ -1,7 +1,7 @@
 """A quick probe of the discovery ranker on the tuning split (issue 13, round 5) and the dev set (round 6).
 
 Run: .venv/bin/python benchmarks/discovery_probe.py [--misses sibling,action] [--holdout] [--economy]
-     [--dev] [--dev-misses] [--near] [--set NAME=VALUE ...]
+     [--dev] [--dev-misses] [--near] [--validation] [--set NAME=VALUE ...]
 
 Loads the six API descriptions and the intents the way ``bench_discovery.py`` does, then
 reports top-1 / top-5 / paraphrase top-5 on the tuning split (index % 3 != 2) only, and the
@@ -18,6 +18,10 @@ the same per connector, and each of its top-5 misses with the first five results
 the blind set, which only the lead measures (with bench_discovery). ``--near`` (round 8) lists the top-1
 misses whose method is 2nd to 5th, of the tuning split and (with ``--dev``) the dev set, each with the results
 above it: their scores, HTTP method and path, and the action the ranker reads from each.
+``--validation`` (issue 13) adds the validation set (``discovery_intents_validation.json``) as aggregates
+only: top-1 / top-5 / MRR / paraphrase top-5 / top-5 with ``connector=`` given, overall and per connector.
+Tuners may measure it to keep or reject a change but never read it: this script never prints its
+requests, rows or misses, and ``--near``/``--dev-misses`` never include it.
 """
 
 from __future__ import annotations
@@ -105,6 +109,30 @@ def report_dev(index: search.SearchIndex, intents: list[dict[str, Any]], show_mi
                 print(f"      {key}")
 
 
+async def load_validation() -> list[dict[str, Any]]:
+    """The validation set's intents, loaded the way bench_discovery loads them (never printed)."""
+    connectors = bench.load_connectors(bench.fetch(lambda s: print(s, file=sys.stderr)))
+    async with CodemodeRuntime(connectors, store="sqlite://", executor=InProcessExecutor()) as rt:
+        return bench.load_intents(await rt.catalog(), bench.VALIDATION_INTENTS)
+
+
+def report_validation(index: search.SearchIndex, intents: list[dict[str, Any]]) -> None:
+    """The validation set's aggregate figures, overall and per connector: never a request, a row or a miss."""
+    rows = measure(index, intents)
+
+    def line(subset: list[dict[str, Any]]) -> str:
+        s = bench.summarize(subset)
+        p = bench.summarize([r for r in subset if r["paraphrase"]])
+        g = bench.summarize([{**r, "rank": r["given"]} for r in subset])
+        para = f"{bench.pct(p['top5'])} (n={p['n']})" if p["n"] else "-"
+        return (f"n={s['n']:<3} top-1 {bench.pct(s['top1']):>6}  top-5 {bench.pct(s['top5']):>6}  "
+                f"MRR {s['mrr']:.3f}  paraphrase top-5 {para:>6}  connector= given top-5 {bench.pct(g['top5']):>6}")
+
+    print(f"validation {line(rows)}")
+    for c in sorted({r["connector"] for r in rows}):
+        print(f"  {c:<11}{line([r for r in rows if r['connector'] == c])}")
+
+
 def print_near(index: search.SearchIndex, rows: list[dict[str, Any]], label: str) -> None:
     """The top-1 misses whose method is in the top 5, each with the first results' scores, HTTP lines and
     actions: the siblings that beat it."""
@@ -130,6 +158,8 @@ def main() -> None:
     parser.add_argument("--dev-misses", action="store_true", help="with --dev, list the dev set's top-5 misses")
     parser.add_argument("--near", action="store_true",
                         help="list the top-1 misses whose method is 2nd-5th (tuning split, and the dev set with --dev)")
+    parser.add_argument("--validation", action="store_true",
+                        help="also report the validation set's aggregate figures (never its requests or misses)")
     args = parser.parse_args()
     for item in args.set:
         name, value = item.split("=", 1)
@@ -160,6 +190,8 @@ def main() -> None:
               f"paraphrase top-5 {bench.pct(ap['top5'])}  MRR {a['mrr']:.3f}")
     if args.dev:
         report_dev(index, dev_intents, args.dev_misses)
+    if args.validation:
+        report_validation(index, asyncio.run(load_validation()))
     if args.near:
         print_near(index, tuned, "tuning")
         if args.dev:

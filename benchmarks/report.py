@@ -105,7 +105,7 @@ def other_table(result: dict[str, Any]) -> list[str]:
                "|---|---|---|---|---|---|---|---|---|"]
         fresh_rankers = [{**r, "ranker": f"{r.get('ranker', '?')}, {extra.get('label', f'{name} set')} "
                                           f"({extra.get('intents', '?')} intents)"}
-                         for name in ("fresh", "blind") for extra in [result.get(name) or {}]
+                         for name in ("fresh", "blind", "validation") for extra in [result.get(name) or {}]
                          for r in extra.get("rankers") or []]
         for r in [*rankers, *fresh_rankers]:
             def share(split: str, key: str, r: dict[str, Any] = r) -> str:

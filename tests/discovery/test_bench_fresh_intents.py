@@ -1,4 +1,5 @@
-"""The dev (first fresh) and blind intent sets of the discovery benchmark are well formed and name their seeded samples.
+"""The dev (first fresh), blind and validation intent sets of the discovery benchmark are well formed and name their
+seeded samples.
 
 Issue 13. The first specs read only the JSON files. The last ones need the six API descriptions that
 ``benchmarks/bench_discovery.py`` fetches once into ``.bench-cache/discovery/`` (``make bench``
@@ -19,8 +20,9 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 FRESH = BENCHMARKS / "discovery_intents_fresh.json"
 BLIND = BENCHMARKS / "discovery_intents_blind.json"
+VALIDATION = BENCHMARKS / "discovery_intents_validation.json"
 CONNECTORS = ("github", "gmail", "kubernetes", "slack", "stripe", "twilio")
-SETS = pytest.mark.parametrize("source", [FRESH, BLIND], ids=["fresh", "blind"])
+SETS = pytest.mark.parametrize("source", [FRESH, BLIND, VALIDATION], ids=["fresh", "blind", "validation"])
 
 
 def read(source: Path) -> dict[str, Any]:
@@ -65,6 +67,15 @@ def test_the_blind_set_says_how_it_was_written_and_shares_no_request_with_the_de
     assert not {i["q"] for i in blind["intents"]} & {i["q"] for i in fresh["intents"]}
 
 
+def test_the_validation_set_says_how_it_may_be_used_and_shares_no_request_with_the_others() -> None:
+    """Its about names its seed and the rule (measured, never read); no request repeats one of the dev or blind set."""
+    about = read(VALIDATION)["about"]
+    assert "issue-13-validation-2026-12-01" in about
+    assert "MEASURE" in about and "NEVER read its intents" in about and "per-intent results" in about
+    requests = {i["q"] for i in read(VALIDATION)["intents"]}
+    assert not requests & {i["q"] for source in (FRESH, BLIND) for i in read(source)["intents"]}
+
+
 @pytest.fixture(scope="module")
 def bench() -> Any:
     cache = Path(__file__).resolve().parents[2] / ".bench-cache" / "discovery"
@@ -82,7 +93,7 @@ def bench() -> Any:
 
 @pytest.fixture(scope="module")
 def loaded(bench: Any) -> dict[str, Any]:
-    """Both sets as the benchmark loads them, and both samples drawn from the catalog."""
+    """The three sets as the benchmark loads them, and the three samples drawn from the catalog."""
     bench_discovery, sampler = bench
     from codemode_kernel import CodemodeRuntime, InProcessExecutor
 
@@ -95,10 +106,13 @@ def loaded(bench: Any) -> dict[str, Any]:
             deprecated = sampler.deprecated_operations(paths)
             first, _skipped = sampler.sample(methods, deprecated)
             second, skipped = sampler.blind_sample(methods, deprecated)
+            third, third_skipped = sampler.validation_sample(methods, deprecated)
             return {
                 "fresh": bench_discovery.load_intents(catalog, bench_discovery.FRESH_INTENTS),
                 "blind": bench_discovery.load_intents(catalog, bench_discovery.BLIND_INTENTS),
+                "validation": bench_discovery.load_intents(catalog, bench_discovery.VALIDATION_INTENTS),
                 "first": [m.path for m in first], "second": [m.path for m in second], "skipped": skipped,
+                "third": [m.path for m in third], "third_skipped": third_skipped,
                 "deprecated": deprecated,
                 "http": {m.path: (m.connector, *sampler.http_of(m)) for m in methods},
             }
@@ -106,7 +120,7 @@ def loaded(bench: Any) -> dict[str, Any]:
     return asyncio.run(run())
 
 
-@pytest.mark.parametrize(("name", "sample"), [("fresh", "first"), ("blind", "second")])
+@pytest.mark.parametrize(("name", "sample"), [("fresh", "first"), ("blind", "second"), ("validation", "third")])
 def test_every_expected_method_exists_and_the_sample_is_the_seeded_one(loaded: dict[str, Any], name: str,
                                                                        sample: str) -> None:
     """The benchmark loads every intent (it exits on a method the catalog lacks); the sampled methods are the seed's."""
@@ -129,3 +143,23 @@ def test_the_blind_sample_has_its_own_seed_and_none_of_the_first_samples_methods
     for path, why in skipped.items():  # everything else skipped is deprecated, as in the first sample
         assert why == sampler.IN_FIRST_SAMPLE or loaded["http"][path] in loaded["deprecated"]
     assert not any(loaded["http"][path] in loaded["deprecated"] for path in second)
+
+
+def test_the_validation_sample_has_its_own_seed_and_none_of_the_earlier_samples_methods(
+        bench: Any, loaded: dict[str, Any]) -> None:
+    """Drawn with a third seed, the validation sample skips (and records) every method the first two took."""
+    _bench_discovery, sampler = bench
+    assert sampler.VALIDATION_SEED == "issue-13-validation-2026-12-01"
+    assert sampler.VALIDATION_SEED not in (sampler.SEED, sampler.BLIND_SEED)
+    earlier = set(loaded["first"]) | set(loaded["second"])
+    third, skipped = set(loaded["third"]), loaded["third_skipped"]
+    assert len(third) == 96
+    assert not third & earlier
+    excluded = {path for path, why in skipped.items() if why == sampler.IN_EARLIER_SAMPLE}
+    assert excluded & set(loaded["first"]) and excluded & set(loaded["second"])  # it met methods of both
+    assert excluded <= earlier
+    for path, why in skipped.items():  # everything else skipped is deprecated, as in the other samples
+        assert why == sampler.IN_EARLIER_SAMPLE or loaded["http"][path] in loaded["deprecated"]
+    assert not any(loaded["http"][path] in loaded["deprecated"] for path in third)
+    # Its equal second answers may be any method, but no request's sampled method is another set's.
+    assert not {i["expect"][0] for i in loaded["validation"]} & earlier
