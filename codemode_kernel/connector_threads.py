@@ -25,7 +25,13 @@ per thread, over 5,000 calls through the isolated executor, the connector thread
 per call and the loop thread 158-202 us, against 128-130 us for the same calls to an async
 connector; the loop thread blocks 0.7-1.7 times per call (0.1-0.2 for async). The hand-off
 itself, with no sandbox process beside it, costs 10-12 us of CPU per call: the rest is what
-sleeping and being woken costs while the sandbox's process shares the two CPUs. Tried and not
+sleeping and being woken costs while the sandbox's process shares the two CPUs. Timestamped
+along the path (``benchmarks/call_path.py``, 3,000 calls, medians of 3 runs at load 2.8 and
+1.7), the segments' medians of a sync call add up to 210-250 µs against 137-168 async: 19-28 µs
+from ``invoke`` to the connector's code and 13-15 back (2.5-3.3 for async), the host's own
+segments 1-13 µs longer each (the mark's commit 53-70 against 45-57), and 10-11 more before the
+next request is read: after its sleep the loop thread runs on cold caches (the same effect,
+measured: channel.py). Tried and not
 kept: waiting on ``threading.Lock`` instead of the pipes (the thread wakes while the caller
 still holds the GIL): 38 us instead of 10 in that hand-off benchmark.
 

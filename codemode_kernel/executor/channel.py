@@ -49,6 +49,23 @@ The floor under a call (issue 12; ``bench_executor.py --only calls``, 3,000 call
   the worker, 0.65-1.26 µs in a plain interpreter, 8 alternating runs). The sandbox's own Python
   is ~6 µs of a call (restricted code, proxies, codec, JSON).
 
+Where a journaled call's wall time goes (issue 12; ``benchmarks/call_path.py``: the host's path
+timestamped, 3,000 calls, medians of 3 runs at load 2.8 and at 1.7): the request's JSON and checks
+9-12 µs, the arguments' canonical form, decoding and schema 9-11, the mark's commit 45-57 (the
+previous call's outcome rides in it), the context and ``invoke`` 5-6, the result's encoding 6-8,
+the reply's JSON 3-4: 77-98 µs of host work that a loop of the same calls does in ~42-48
+(``bench_runtime``'s "host side alone"). Then the reply's ``os.write`` takes 40-48 µs: the worker,
+woken on the host's CPU, runs its turn before the writer gets the CPU back (0.7-0.9 involuntary
+switches of the loop thread per call); and 18-23 µs more pass before the next request is read.
+The host's work costs ~2x its loop figure because other code runs on its CPU between two of its
+calls (the sandbox's turn, other processes) and leaves its caches cold: the handler alone with
+other memory read between calls (``call_path.py --cold``, 7 rounds) takes 48.5 µs of CPU a call
+with none, 62.5 with 256 KiB, 63.7 with 1 MiB (the L2), 90.3 with 4 MiB. That, not a hop or an
+allocation, is most of the ~40-50 µs that neither the round trip nor the handler alone shows.
+Per-call allocations measured there and left alone (each under 0.6 µs, below what a paired run
+resolves): the ``ExecutionContext`` 0.53 µs, ``inspect.iscoroutinefunction`` 0.27, a sync call's
+``_Job`` 0.22 and ``isawaitable`` 0.24; the outcome's timer is armed at most once a millisecond.
+
 Tried and not kept (paired runs, load 2-4): reading in ``readline`` before yielding to the loop
 (the commit of the call's outcome then ran after the next request was read, and a worker that
 answers at once could keep the loop from its timers); ``os.sched_yield()`` in each look (with
