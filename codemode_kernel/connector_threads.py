@@ -33,7 +33,14 @@ segments 1-13 µs longer each (the mark's commit 53-70 against 45-57), and 10-11
 next request is read: after its sleep the loop thread runs on cold caches (the same effect,
 measured: channel.py). Tried and not
 kept: waiting on ``threading.Lock`` instead of the pipes (the thread wakes while the caller
-still holds the GIL): 38 us instead of 10 in that hand-off benchmark.
+still holds the GIL): 38 us instead of 10 in that hand-off benchmark. An ``os.eventfd`` (Linux;
+semaphore mode, one read per wake-up) instead of each pipe: the hand-off alone 9.59-9.74 ->
+9.04-9.29 us of CPU a call (3 alternating runs, median of 7 x 5,000), but through the isolated
+executor (8 alternating rounds from clean trees, 3,000 calls, load 1.7-2.4) sync 3,807 -> 3,589
+calls/s (higher in 2 of 8) and host CPU 180 -> 189 us a call (lower in 4 of 8): nothing the pass
+shows. The wait on the loop thread checked against none (``wait_on_loop=0``, every call awaited
+through a future; 6 alternating runs, load 2.1-2.2): 4,061 -> 3,733 sync calls/s (medians; higher
+in 1 of 6), host CPU 181 -> 202 us a call, the connector thread's 12 -> 18: the wait stays.
 
 Threads are reused and bounded: one hung connector holds one thread and never blocks a call
 that finds another idle or a free place for a new one; when all ``limit`` threads are busy,
