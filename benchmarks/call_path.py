@@ -21,6 +21,10 @@ little above the plain path's), and each segment's median over the calls is prin
 - ``worker``: reply written → the next request read (the worker's turn, or what is left of it,
   and the host's poll or sleep).
 
+Then the host's work on a call (request read to reply ready) in two groups, by the write of the
+reply before it: one that took ``HELD`` µs or more ran the worker on the host's CPU (the host's
+caches then hold the worker's memory), a quicker one left the worker elsewhere.
+
 Beside them, per call: the loop thread's CPU and its voluntary / involuntary context switches,
 the other host threads' CPU and switches (the connector thread), from ``/proc/self/task``.
 It asserts nothing; figures swing with the machine's load, so compare runs made together.
@@ -57,6 +61,7 @@ from codemode_kernel.executor.isolated import SubprocessExecutor
 from codemode_kernel.journal import JournalStore
 from codemode_kernel.runtime_journal import open_journal
 
+HELD = 10.0  # µs: a reply's write that took longer ran the worker's turn before it returned
 SEGMENTS = ("parse", "prepare", "mark", "context", "enter", "return", "result", "serialize", "write", "worker")
 # The points a call passes, in order; segment i runs from POINTS[i] to POINTS[i + 1].
 POINTS = ("read", "handler", "mark0", "marked", "invoke", "fn", "invoked", "handled", "write0", "written", "next")
@@ -151,6 +156,14 @@ async def trace(tmp: Path, n: int, fn: Any) -> dict[str, float]:
         figures[segment] = statistics.median((c[b] - c[a]) / 1e3 for c in calls)
     figures["sum of medians"] = sum(figures[s] for s in SEGMENTS)
     figures["median call"] = statistics.median((c["next"] - c["read"]) / 1e3 for c in calls)
+    # The host's work on a call (request read -> reply ready), split by where the worker ran
+    # just before: a reply whose write took >= HELD µs held the worker's turn on the host's CPU.
+    pairs = list(itertools.pairwise(calls))
+    held = [(c["write0"] - c["read"]) / 1e3 for p, c in pairs if p["written"] - p["write0"] >= HELD * 1e3]
+    apart = [(c["write0"] - c["read"]) / 1e3 for p, c in pairs if p["written"] - p["write0"] < HELD * 1e3]
+    figures["% of calls after a held write"] = 100 * len(held) / max(len(pairs), 1)
+    figures["host work, after a held write"] = statistics.median(held) if held else float("nan")
+    figures["host work, after a quick write"] = statistics.median(apart) if apart else float("nan")
     main = str(os.getpid())
     zero = (0, 0, 0)
     figures["loop CPU"] = (after[main][0] - before[main][0]) / n / 1e3

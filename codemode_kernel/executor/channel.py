@@ -62,6 +62,10 @@ calls (the sandbox's turn, other processes) and leaves its caches cold: the hand
 other memory read between calls (``call_path.py --cold``, 7 rounds) takes 48.5 µs of CPU a call
 with none, 62.5 with 256 KiB, 63.7 with 1 MiB (the L2), 90.3 with 4 MiB. That, not a hop or an
 allocation, is most of the ~40-50 µs that neither the round trip nor the handler alone shows.
+Which CPU the worker ran on is not what decides it: 96 % of async calls follow a reply whose write
+ran the worker's turn on the host's CPU, and the host's work after those against after the others
+went 88.2 / 89.3 µs and 102.0 / 89.4 in two runs (sync 138.5 / 152.8, 120.3 / 130.1): no
+consistent direction, so keeping the worker off the host's CPU is no lever found here.
 Per-call allocations measured there and left alone (each under 0.6 µs, below what a paired run
 resolves): the ``ExecutionContext`` 0.53 µs, ``inspect.iscoroutinefunction`` 0.27, a sync call's
 ``_Job`` 0.22 and ``isawaitable`` 0.24; the outcome's timer is armed at most once a millisecond;
