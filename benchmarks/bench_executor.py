@@ -46,6 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_runtime import raw_floor  # the raw SQLite anchor of a journaled call
 from figures import Figure, emit, plain_exec_ms, progress
 
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
@@ -418,26 +419,6 @@ def ping_pong(n: int, *, spin: bool = False, journal: Path | None = None) -> Cal
     return CallRun((n - 1) / elapsed, cpu / (n - 1) * 1e6, sandbox / n * 1e6)
 
 
-def raw_sqlite_per_call(path: Path, n: int) -> tuple[float, float]:
-    """bench_runtime's floor: insert+commit, update+commit per call (WAL, NORMAL); calls/s and CPU µs."""
-    path.unlink(missing_ok=True)
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, state TEXT, args TEXT, result TEXT)")
-    start, cpu = time.perf_counter(), time.process_time()
-    for i in range(n):
-        db.execute("BEGIN")
-        db.execute("INSERT INTO t VALUES (?, 'executing', ?, NULL)", (i, f'{{"i":{i}}}'))
-        db.execute("COMMIT")
-        db.execute("BEGIN")
-        db.execute("UPDATE t SET state='applied', result=? WHERE k=?", (str(i), i))
-        db.execute("COMMIT")
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-    db.close()
-    return n / elapsed, cpu / n * 1e6
-
-
 async def ping_pong_loop(n: int, *, hop: bool) -> CallRun:
     """The same floor with the host on an asyncio event loop: the request read in a reader callback
     and answered there (``hop=False``), or handed through a future to a task that answers it, as a
@@ -631,7 +612,7 @@ async def bench_calls(repeats: int, calls: int) -> list[Figure]:
             floors.append(ping_pong(calls))
             spins.append(ping_pong(calls, spin=True))
             journaled.append(ping_pong(calls, journal=Path(tmp) / "pingpong.db"))
-            sqlite.append(raw_sqlite_per_call(Path(tmp) / "floor.db", calls))
+            sqlite.append(raw_floor(Path(tmp) / "floor.db", calls))
             loops.append(await ping_pong_loop(calls, hop=False))
             hops.append(await ping_pong_loop(calls, hop=True))
     group = ("The floor of a call across processes (sandbox call → JSON line → host → reply; host answers at once, "
