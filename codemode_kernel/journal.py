@@ -203,7 +203,7 @@ class _Prepared:
             elif tuple(self.order) != given:
                 if sorted(self.order) != sorted(given):
                     raise ValueError(f"the statement takes {self.order}, the caller names {list(given)}")
-                self.arrange = functools.partial(_reordered, operator.itemgetter(*map(given.index, self.order)))
+                self.arrange = operator.itemgetter(*map(given.index, self.order))  # more than one: a tuple
 
     def bind(self, params: dict[str, Any]) -> Any:
         """The parameters in the form the driver takes (a tuple for a positional paramstyle)."""
@@ -220,21 +220,6 @@ class _Prepared:
             return cur.rowcount
         finally:
             cur.close()
-
-    def run(self, conn: Connection, params: dict[str, Any], *, commit: bool = True) -> int:
-        """Run it on the driver's connection; the row count. ``commit=False`` leaves the transaction
-        open for a statement that must commit with it (issue 12: a call's outcome and the next call)."""
-        raw = conn.connection.dbapi_connection
-        assert raw is not None
-        cur = raw.cursor()
-        try:
-            cur.execute(self.sql, self.bind(params))
-            count = int(cur.rowcount)
-        finally:
-            cur.close()
-        if commit:
-            raw.commit()
-        return count
 
     def fetch(self, conn: Connection, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         """Every row of a query, as plain tuples from the driver's cursor (ends the read transaction)."""
@@ -278,10 +263,6 @@ def _as_given(values: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _named(names: tuple[str, ...], values: tuple[Any, ...]) -> dict[str, Any]:
     return dict(zip(names, values, strict=True))
-
-
-def _reordered(take: Callable[[tuple[Any, ...]], tuple[Any, ...]], values: tuple[Any, ...]) -> tuple[Any, ...]:
-    return take(values)
 
 
 def now_ms() -> int:
