@@ -701,6 +701,11 @@ class _Postings:
     values: list[float] = field(default_factory=list)
 
 
+def _scaled(found: list[tuple[float, int]], factor: float, hit: Callable[[int], bool]) -> list[tuple[float, int]]:
+    """``found`` (score, method index) with the score of each method ``hit`` says times ``factor``."""
+    return [(score * factor if hit(i) else score, i) for score, i in found]
+
+
 class SearchIndex:
     """BM25F over methods and snippets, with query expansion, coverage, action and connector hints."""
 
@@ -994,22 +999,20 @@ class SearchIndex:
         if quoted and (ID_TAKEN != 1 or ID_ITEM != 1):
             found = self._quoted(found, quoted)
         if item_named and ID_ITEM != 1:
-            found = [(score * ID_ITEM if self._on_item(i) else score, i) for score, i in found]
+            found = _scaled(found, ID_ITEM, self._on_item)
         if PATH_NAMED != 1 and "/" in said:
             ends = [t.strip("/").lower() for t in _PATH_TOKEN.findall(said)]
             if ends:
-                found = [(score * PATH_NAMED if any(self.docs[i].http_path.rstrip("/").lower().endswith("/" + e)
-                                                    for e in ends) else score, i) for score, i in found]
+                found = _scaled(found, PATH_NAMED, lambda i: any(
+                    self.docs[i].http_path.rstrip("/").lower().endswith("/" + e) for e in ends))
         spanned = self._spanned(said) if ALL_SCOPE != 1 else set()
         if spanned:
-            found = [(score * ALL_SCOPE if any(w in spanned for scope in self._needs(i) for w in scope) else score, i)
-                     for score, i in found]
+            found = _scaled(found, ALL_SCOPE, lambda i: any(w in spanned for scope in self._needs(i) for w in scope))
         head = self._asked_head(query) if WHICH_HEAD != 1 else set()
         if head:
-            found = [(score * WHICH_HEAD if self.name_stems[i] and self.name_stems[i][-1] in head else score, i)
-                     for score, i in found]
+            found = _scaled(found, WHICH_HEAD, lambda i: bool(self.name_stems[i]) and self.name_stems[i][-1] in head)
         if NEW_ITEM < 1 and said_action == "create" and not quoted and not item_named:
-            found = [(score * NEW_ITEM if self._on_item(i) else score, i) for score, i in found]
+            found = _scaled(found, NEW_ITEM, self._on_item)
         best = sorted(found, key=lambda si: (-si[0], self.docs[si[1]].key))[:limit]
         return [(self.docs[i].key, round(score, 4)) for score, i in best], len(scores)
 
