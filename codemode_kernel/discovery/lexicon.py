@@ -30,12 +30,21 @@ from codemode_kernel.discovery.text import stem
 # out top-5 63.8 -> 62.8 %. Tried and dropped as moving nothing: scrap (cancel), tape (record), blurb
 # (description), roster (member), behalf (delegate), hold (queue), "bring back" (restore); and
 # all/every/each/entire/whole as one group (dev top-5 -1.1 points, tuning -0.5).
+# Round 10 (one bundle of the dictionaries' synonyms and everyday names, chat APIs first; gated by the validation set's
+# aggregates): amend, correct, tweak (change); backlog, scrollback (history); emoticon, smiley (emoji); avatar,
+# headshot (a profile photo); leave quit exit depart; kick eject expel oust remove; reply respond answer response;
+# announce announcement broadcast publish post; icon logo avatar; permalink link url; unfurl preview; "user group" as
+# Slack's one word "usergroup" (PHRASES). Tuning top-5 77.4 -> 77.9 %, paraphrase top-5 63.9 -> 65.1 % (top-1 54.7 %,
+# MRR 0.640); validation MRR 0.381 -> 0.382, connector= given top-5 55.2 -> 57.3 % (top-1 / top-5 31.2 / 49.0 %
+# unchanged); dev and held out unchanged (40.6 / 65.6 %, MRR 0.499; 45.7 / 64.9 %). Measured and not kept: "revise"
+# (its stem meets Kubernetes' ControllerRevision), "bring" beside invite (it took "bring it back", a restore: dev top-5
+# -1) and "bring back" as restore (the request splits the phrase).
 RELATED = """
 get fetch read retrieve show view see display inspect describe detail info information lookup obtain check look
 list enumerate browse
 create add new make post insert register generate open setup build start store
 delete remove destroy drop erase purge discard wipe kill
-update edit modify change patch set alter adjust replace configure rename reopen fix
+update edit modify change patch set alter adjust replace configure rename reopen fix amend correct tweak
 replace overwrite substitute
 search find query lookup locate filter match look
 star favorite favourite bookmark like
@@ -109,7 +118,7 @@ diff compare comparison
 vulnerability alert security advisory dependabot
 follow follower subscribe watch
 limit quota remaining rate
-history timeline changes events log
+history timeline changes events log backlog scrollback
 commit change revision history
 branch ref
 review approve feedback
@@ -124,7 +133,7 @@ thread conversation
 draft unsent
 dialog modal form popup
 smime certificate sign signing encrypt encryption
-emoji reaction
+emoji reaction emoticon smiley
 reaction emoji thumbs
 pending waiting awaiting open outstanding
 upcoming next future
@@ -133,7 +142,7 @@ restore recover undelete untrash unarchive reinstate
 status state progress health condition ready finished
 workspace team
 test verify check validate
-picture image photo media
+picture image photo media avatar headshot
 assign assignee charge responsible
 protect protection
 transfer handover hand move
@@ -148,6 +157,13 @@ quota cpu memory resource
 give grant add
 evict eviction
 forever permanently permanent
+leave quit exit depart
+kick eject expel oust remove
+reply respond answer response
+announce announcement broadcast publish post
+icon logo avatar
+permalink link url
+unfurl preview
 """
 
 # The resources of web and cloud APIs, each with the everyday words for it (issue 13, round 4):
@@ -256,6 +272,7 @@ PHRASES: Mapping[str, str] = {
     "roll out": "rollout deploy", "throw away": "trash discard", "throw out": "trash discard",
     "hang up": "end call", "do not disturb": "dnd snooze", "load balancer": "service", "point of sale": "terminal pos",
     "card reader": "terminal reader", "payment page": "checkout", "customer portal": "portal",
+    "user group": "usergroup", "user groups": "usergroup",
 }
 
 # Below 1 so the request's own word still ranks first where the catalog has it. Chosen on the
