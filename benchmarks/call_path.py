@@ -13,11 +13,13 @@ little above the plain path's), and each segment's median over the calls is prin
 - ``mark``: the mark's commit, with the previous call's outcome in it (one commit per call);
 - ``context``: → ``invoke`` called (the execution context);
 - ``enter``: → the connector's code runs (``invoke``; a sync call: the thread's wake-up);
-- ``return``: the connector returned → back on the loop (a sync call: the thread's answer);
+- ``return``: the connector returned → back on the loop (a sync call: → its thread makes the reply);
 - ``result``: → the reply is ready (the result's encoding, the outcome kept for the next mark);
-- ``serialize``: the reply as a JSON line;
+- ``serialize``: the reply as a JSON line (a sync call: 0, it is in ``write``);
 - ``write``: the reply's ``os.write``. When the worker is asleep, the kernel often wakes it on
-  the host's CPU and runs it at once: this segment then holds the worker's whole turn;
+  the host's CPU and runs it at once: this segment then holds the worker's whole turn. A sync
+  call's connector thread answers it (passes.py): ``enter`` to ``write`` run on that thread,
+  while the loop has gone back to its pipes;
 - ``worker``: reply written → the next request read (the worker's turn, or what is left of it,
   and the host's poll or sleep).
 
@@ -27,7 +29,9 @@ caches then hold the worker's memory), a quicker one left the worker elsewhere.
 
 Beside them, per call: the loop thread's CPU and its voluntary / involuntary context switches,
 the other host threads' CPU and switches (the connector thread), from ``/proc/self/task``.
-It asserts nothing; figures swing with the machine's load, so compare runs made together.
+It asserts nothing; figures swing with the machine's load, so compare runs made together. A
+call whose points are not all seen in order (a connector thread's last stamp after the next
+request was read) is left out: "% of calls with every point" says how many were kept.
 
 ``--cold`` instead asks what the state of the CPU's caches does to the host's own work: the
 pass's handler alone (``bench_runtime``'s "host side alone": requests handed straight to
@@ -56,7 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from codemode_kernel import CodemodeRuntime, ToolSetConnector, passes
 from codemode_kernel.catalog import Catalog
-from codemode_kernel.executor import channel
+from codemode_kernel.executor import channel, isolated
 from codemode_kernel.executor.isolated import SubprocessExecutor
 from codemode_kernel.journal import JournalStore
 from codemode_kernel.runtime_journal import open_journal
@@ -97,8 +101,40 @@ def _instrument() -> None:
 
     around_async(channel.WorkerPipe, "readline", "", "read")
     around_async(channel.WorkerPipe, "write", "write0", "written")
-    around_async(passes.PassHandler, "__call__", "handler", "handled")
     around_async(passes, "invoke", "invoke", "invoked")
+    answer = passes.PassHandler.answer_later
+
+    async def timed_answer(*args: Any, **kwargs: Any) -> Any:
+        marks.append(("handler", now()))
+        reply = await answer(*args, **kwargs)
+        if reply is not None:  # answered on the loop (a connector's thread marks its own reply)
+            marks.append(("handled", now()))
+        return reply
+
+    passes.PassHandler.answer_later = timed_answer  # type: ignore[method-assign]
+    # A sync call: handed off on the loop, answered and written on the connector's thread.
+    hand_off: Callable[..., Any] = passes.PassHandler._hand_off
+    deliver: Callable[..., Any] = passes.PassHandler._deliver
+    send: Callable[..., Any] = isolated._Replies.send
+
+    def timed_hand_off(*args: Any, **kwargs: Any) -> Any:
+        marks.append(("invoke", now()))
+        return hand_off(*args, **kwargs)
+
+    def timed_deliver(*args: Any, **kwargs: Any) -> Any:
+        marks.append(("invoked", now()))
+        return deliver(*args, **kwargs)
+
+    def timed_send(*args: Any, **kwargs: Any) -> Any:
+        stamp = now()
+        marks.extend((("handled", stamp), ("write0", stamp)))
+        result = send(*args, **kwargs)
+        marks.append(("written", now()))
+        return result
+
+    passes.PassHandler._hand_off = timed_hand_off  # type: ignore[method-assign]
+    passes.PassHandler._deliver = timed_deliver  # type: ignore[method-assign]
+    isolated._Replies.send = timed_send  # type: ignore[method-assign]
     insert: Callable[..., Any] = passes.PassHandler._insert
 
     def timed_insert(*args: Any, **kwargs: Any) -> Any:
@@ -150,8 +186,9 @@ async def trace(tmp: Path, n: int, fn: Any) -> dict[str, float]:
                 calls.append(current)
             current = {}
         current[name] = stamp
+    whole = len(calls)
     calls = calls[n // 20: -n // 20 or None]  # the pass's start and end are not a call's path
-    figures: dict[str, float] = {"calls/s": n / elapsed}
+    figures: dict[str, float] = {"calls/s": n / elapsed, "% of calls with every point": 100 * whole / n}
     for segment, (a, b) in zip(SEGMENTS, itertools.pairwise(POINTS), strict=True):
         figures[segment] = statistics.median((c[b] - c[a]) / 1e3 for c in calls)
     figures["sum of medians"] = sum(figures[s] for s in SEGMENTS)

@@ -42,6 +42,13 @@ shows. The wait on the loop thread checked against none (``wait_on_loop=0``, eve
 through a future; 6 alternating runs, load 2.1-2.2): 4,061 -> 3,733 sync calls/s (medians; higher
 in 1 of 6), host CPU 181 -> 202 us a call, the connector thread's 12 -> 18: the wait stays.
 
+A pass in the isolated executor does not wait at all (issue 12): :meth:`ConnectorThreads.hand_off`
+runs the function and then a ``then`` on the same thread, which makes the reply and writes it
+to the worker (passes.py, ``PassHandler._deliver``; executor/isolated.py, ``_Replies``). The
+loop goes back to its pipes as soon as the thread is woken, and is woken itself only by the
+worker's next request, as for an async connector. The 1 ms wait below stays for every other
+caller (``invoke``: the in-process executor, snippets, revert).
+
 Threads are reused and bounded: one hung connector holds one thread and never blocks a call
 that finds another idle or a free place for a new one; when all ``limit`` threads are busy,
 further calls wait in order. The threads are daemons, so a connector that never returns does
@@ -54,6 +61,7 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import logging
 import os
 import select
 import threading
@@ -61,23 +69,29 @@ from collections import deque
 from collections.abc import Callable, Hashable
 from typing import Any
 
+log = logging.getLogger(__name__)
 DEFAULT_LIMIT = 32
 #: Seconds the calling (loop) thread waits for a synchronous call's answer before it awaits it.
 WAIT_ON_LOOP = 0.001
 #: Calls of a callable that once outlasted :data:`WAIT_ON_LOOP` that are awaited at once.
 SLOW_SKIP = 16
 _MAX_REMEMBERED = 4096  # slow callables remembered (a heuristic: forgetting costs one wait)
+#: What runs on the thread after a handed-off call: its result, or the exception it raised.
+Then = Callable[[Any, BaseException | None], None]
 
 
 class _Job:
     """One call: what to run, and how its caller hears back."""
 
-    __slots__ = ("answer_fd", "args", "context", "error", "finished", "fn", "future", "lock", "loop", "result")
+    __slots__ = ("answer_fd", "args", "context", "error", "finished", "fn", "future", "lock", "loop", "result",
+                 "then")
 
-    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], context: contextvars.Context) -> None:
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], context: contextvars.Context,
+                 then: Then | None = None) -> None:
         self.fn = fn
         self.args = args
         self.context = context
+        self.then = then                   # set: the thread finishes the call itself (hand_off)
         self.lock = threading.Lock()       # orders "finished" against the caller detaching
         self.finished = False
         self.result: Any = None
@@ -88,7 +102,7 @@ class _Job:
 
     def outcome(self) -> Any:
         if self.error is not None:
-            raise _future_safe(self.error)
+            raise future_safe(self.error)
         return self.result
 
 
@@ -160,6 +174,33 @@ class ConnectorThreads:
     def threads(self) -> int:
         """How many threads have been started (they are kept for later calls)."""
         return self._threads
+
+    def hand_off(self, fn: Callable[..., Any], args: tuple[Any, ...], then: Then) -> None:
+        """Run ``fn(*args)`` in one of the threads, then ``then(result, error)`` on that thread; return at once.
+
+        Nobody waits: ``then`` delivers the outcome itself (a pass's reply, issue 12), and must
+        not raise (what it raises is logged and dropped). A call queued behind busy threads
+        runs when one frees, as with :meth:`run`.
+        """
+        job = _Job(fn, args, contextvars.copy_context(), then)
+        start = False
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+            if worker is None:
+                start = self._threads < self.limit
+                if start:
+                    self._threads += 1
+                    worker = _Worker()
+            if worker is None:
+                self._queued.append(job)
+            else:
+                worker.job = job
+        if worker is not None:
+            if start:
+                threading.Thread(target=self._work, args=(worker,), name=f"{self._name}-{self._threads}",
+                                 daemon=True).start()
+            else:
+                os.write(worker.wake_w, b"\0")
 
     async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` in one of the threads, in a copy of the caller's context; its result or exception."""
@@ -238,8 +279,9 @@ class ConnectorThreads:
                 job.result = job.context.run(job.fn, *job.args)
             except BaseException as exc:  # handed to the caller, whatever it is
                 job.error = exc
-            with job.lock:
-                job.finished = True
+            if job.then is None:
+                with job.lock:
+                    job.finished = True
             # Idle (or on to a queued call) before the caller hears back: its next call must
             # find this thread, not start another.
             with self._lock:
@@ -247,7 +289,13 @@ class ConnectorThreads:
                 worker.job = following
                 if following is None:
                     self._idle.append(worker)
-            if job.future is not None:
+            if job.then is not None:  # handed off: the thread delivers the outcome (a call given meanwhile waits)
+                try:
+                    job.then(job.result, job.error)
+                except BaseException:
+                    log.exception("a connector thread failed to deliver a call's outcome")
+                job.result = job.error = None
+            elif job.future is not None:
                 assert job.loop is not None
                 _settle(job.loop, job.future, job)
             else:
@@ -255,7 +303,8 @@ class ConnectorThreads:
             job = following
 
 
-def _future_safe(exc: BaseException) -> BaseException:
+def future_safe(exc: BaseException) -> BaseException:
+    """What the caller of a connector sees of ``exc`` (a StopIteration cannot cross a future)."""
     if isinstance(exc, StopIteration):  # a future cannot hold one (it would end the awaiting coroutine)
         return RuntimeError(f"the connector raised StopIteration: {exc}")
     return exc
@@ -266,7 +315,7 @@ def _settle(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], job: _
         if future.done():  # the caller was cancelled (a timeout, an interrupt): nobody waits
             return
         if job.error is not None:
-            future.set_exception(_future_safe(job.error))
+            future.set_exception(future_safe(job.error))
         else:
             future.set_result(job.result)
 

@@ -24,6 +24,20 @@ When no next call comes within :data:`OUTCOME_BOUND`, a loop timer commits it on
 that claims an approved call), before the runtime records how the pass ended (completed,
 paused, failed), and when the caller cancels ``execute()``.
 
+A new call of a synchronous connector, when the executor passes a sink (``answer_later(message,
+sink)``, executor/base.py ``LaterHost``), is answered by the connector's thread (issue 12): the
+loop commits the call's mark and hands the call off (``connector_threads.ConnectorThreads.
+hand_off``); after the function returns, its thread encodes the result, keeps the outcome where
+the loop takes it (``_OnThread``: before the reply goes, so the request that follows the reply
+finds it) and writes the reply through the sink. The loop neither waits for the answer nor
+wakes for it. The outcome is then committed as above: the next request takes it first
+(``_adopt``), the timer set when the call was handed off commits it once it is there (a call
+that outlasts the bound is marked, and its thread tells the loop when its outcome comes), and
+:meth:`PassHandler.flush` takes it. What the thread cannot answer as ``_run`` would (an
+awaitable, a result that does not encode or is too large to store, an exception that is not an
+``Exception``) goes back to the loop, which does it as ``_run`` does and sends the reply.
+Figures: the commit that brought it (``git log -S _OnThread``) and connector_threads.py.
+
 Why that keeps DESIGN's promises ("before calling a connector the entry is durably
 ``executing``; after the result is recorded it is ``applied``"): no connector runs before its
 own mark is committed, and nothing outside this host learns of an outcome before it is stored
@@ -38,17 +52,21 @@ never run again, its outcome is reported unknown). Before, the window was one lo
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 import json
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, Method
-from codemode_kernel.connector_threads import invoke
+from codemode_kernel.connector_threads import future_safe, invoke, shared
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.errors import ReplayDivergence, ValueTooLarge
+from codemode_kernel.executor.base import ReplySink
 from codemode_kernel.journal import EntryRow, Outcome
 from codemode_kernel.models import STEP_CONNECTOR
 from codemode_kernel.runtime_journal import RuntimeJournal
@@ -90,6 +108,35 @@ class PassState:
             return f"paused: call #{self.paused_seq} is waiting for approval"
         assert self.failure is not None
         return f"{self.failure.type}: {self.failure.message}"
+
+
+_SLACK = 1e-6  # seconds a loop timer may fire early (the clock's resolution): it is due then
+
+
+class _OnThread:
+    """A call a connector's thread answers: its outcome, once the thread has made it."""
+
+    __slots__ = ("late", "lock", "outcome", "seq", "started")
+
+    def __init__(self, seq: int, started: float) -> None:
+        self.seq = seq
+        self.started = started  # loop time when it was handed off
+        self.lock = threading.Lock()
+        self.outcome: Outcome | None = None
+        self.late = False  # the loop waits to hear when the outcome comes
+
+    def done(self, outcome: Outcome) -> bool:
+        """The thread: the outcome is here; True if the loop must be told."""
+        with self.lock:
+            self.outcome = outcome
+            return self.late
+
+    def taken(self, late: bool) -> Outcome | None:
+        """The loop: the outcome, or None while the call runs (``late``: ask to be told)."""
+        with self.lock:
+            if self.outcome is None and late:
+                self.late = True
+            return self.outcome
 
 
 LOCAL_REPLAY_BUDGET = 8_000_000  # characters of recorded results shipped to the sandbox per pass
@@ -150,6 +197,10 @@ class PassHandler:
         self._unsaved_at = 0.0
         self._timer: asyncio.TimerHandle | None = None
         self._bound = OUTCOME_BOUND if outcome_bound is None else outcome_bound  # read now: a host may set it
+        # The new call a connector's thread is answering (its reply and outcome made there), and
+        # the loop's tasks that finish such a call when its thread could not.
+        self._on_thread: _OnThread | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
         # Records the start of the pass if that is not done yet; the failure if it failed. No
         # request is answered before it (runtime.PassStart).
         self._begun = begun
@@ -158,6 +209,14 @@ class PassHandler:
         """Answer one request. Never raises: a failure on the host side ends the pass as an error,
         whatever the sandbox does next (issue 10, item 2: before, a caught host exception let the
         sandbox report ``completed``)."""
+        reply = await self.answer_later(message)
+        assert reply is not None  # no sink: answered here
+        return reply
+
+    async def answer_later(self, message: dict[str, Any], sink: ReplySink | None = None) -> Reply | None:
+        """As calling the handler; with a ``sink``, a new call to a synchronous connector is answered
+        by the connector's thread through it, and this returns None (module docstring)."""
+        self._adopt()
         if self._begun is not None:
             failed = self._begun()
             if failed is not None:
@@ -167,13 +226,16 @@ class PassHandler:
         if message.get("op") != "call":  # a call's mark takes the outcome along (_insert), or flushes
             self.flush()
         try:
-            return await self._answer(message)
+            return await self._answer(message, sink)
         except Exception as exc:
-            log.warning("the host failed to answer a %r request", message.get("op"), exc_info=True)
-            return self.fail("HostError", f"the host failed to answer the sandbox's {_op_name(message)} request "
-                             f"({type(exc).__name__}: {_clip(str(exc))}); the pass was stopped")
+            return self._host_error(message, exc)
 
-    async def _answer(self, message: dict[str, Any]) -> Reply:
+    def _host_error(self, message: Mapping[str, Any], exc: Exception) -> Reply:
+        log.warning("the host failed to answer a %r request", message.get("op"), exc_info=True)
+        return self.fail("HostError", f"the host failed to answer the sandbox's {_op_name(message)} request "
+                         f"({type(exc).__name__}: {_clip(str(exc))}); the pass was stopped")
+
+    async def _answer(self, message: dict[str, Any], sink: ReplySink | None) -> Reply | None:
         state = self.state
         if state.ended:
             return {"abort": state.end_message()}
@@ -183,7 +245,7 @@ class PassHandler:
         try:
             if op == "call":
                 return await self._call(str(message.get("connector")), str(message.get("method")),
-                                        message.get("args"))
+                                        message.get("args"), sink)
             if op == "step":
                 return self._step(str(message.get("name")))
             if op == "step_done":
@@ -230,7 +292,13 @@ class PassHandler:
 
         Idempotent. A store that fails here ends the pass as an error (the sandbox already has
         the value, but nothing it does next reaches a connector, and the pass is not completed).
+        A call a connector's thread still runs has no outcome yet: it is committed when it comes
+        (:meth:`_late`).
         """
+        self._adopt()
+        self._commit()
+
+    def _commit(self) -> None:
         unsaved, self._unsaved = self._unsaved, None
         if unsaved is None:
             return
@@ -244,22 +312,53 @@ class PassHandler:
 
     def _record_later(self, seq: int, entry_state: str, result: str | None = None, error: str | None = None) -> None:
         """Keep call ``seq``'s outcome for the next call's commit, or the timer's (module docstring)."""
-        self.flush()  # an earlier one still here (a replayed call came between): it is not kept longer
-        loop = asyncio.get_running_loop()
-        self._unsaved = unsaved = Outcome(seq, entry_state, result, error)
-        self._unsaved_at = now = loop.time()
-        if self._timer is None:
-            self._timer = loop.call_at(now + self._bound, self._due, unsaved)
+        self._keep(Outcome(seq, entry_state, result, error), asyncio.get_running_loop().time())
 
-    def _due(self, armed_for: Outcome) -> None:
-        """The timer: commit the outcome it was set for, if still kept (a later one kept since gets its own
-        timer, ``outcome_bound`` after it was kept)."""
+    def _keep(self, outcome: Outcome, at: float, *, arm: bool = True) -> None:
+        """Keep ``outcome`` (answered at loop time ``at``, or later) until a commit takes it."""
+        self._commit()  # an earlier one still here (a replayed call came between): it is not kept longer
+        self._unsaved = outcome
+        self._unsaved_at = at
+        if arm and self._timer is None:
+            self._timer = asyncio.get_running_loop().call_at(at + self._bound, self._due)
+
+    def _adopt(self, *, late: bool = False) -> None:
+        """Keep the outcome of the call a connector's thread answered, once it has one (loop thread).
+
+        ``late``: the bound has passed while the call ran, so its thread calls :meth:`_late` when
+        it has the outcome."""
+        call = self._on_thread
+        if call is None:
+            return
+        outcome = call.taken(late)
+        if outcome is not None:
+            self._on_thread = None
+            self._keep(outcome, call.started, arm=not late)  # the timer (late) looks at it next
+
+    def _late(self) -> None:
+        """A thread-answered call that outlasted the bound has its outcome: committed now."""
+        self.flush()
+
+    def _due(self) -> None:
+        """The timer: commit a kept outcome that has waited ``outcome_bound`` (a later one gets its own
+        time), or look again at a call a connector's thread runs (module docstring)."""
         self._timer = None
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        call = self._on_thread
+        if call is not None:
+            if now + _SLACK < call.started + self._bound:  # made since the timer was set: its own time
+                self._timer = loop.call_at(call.started + self._bound, self._due)
+                return
+            self._adopt(late=True)
         unsaved = self._unsaved
-        if unsaved is armed_for:
-            self.flush()
-        elif unsaved is not None:
-            self._timer = asyncio.get_running_loop().call_at(self._unsaved_at + self._bound, self._due, unsaved)
+        if unsaved is None:
+            return
+        due = self._unsaved_at + self._bound
+        if now + _SLACK >= due:
+            self._commit()
+        elif self._timer is None:
+            self._timer = loop.call_at(due, self._due)
 
     def fail(self, type_name: str, message: str) -> Reply:
         if not self.state.ended:
@@ -277,7 +376,8 @@ class PassHandler:
 
     # -- connector calls ----------------------------------------------------------------
 
-    async def _call(self, connector: str, method_name: str, encoded_args: Any) -> Reply:
+    async def _call(self, connector: str, method_name: str, encoded_args: Any,
+                    sink: ReplySink | None = None) -> Reply | None:
         method = self.catalog.get(connector, method_name)
         if method is None:
             return {"raise": {"type": "AttributeError", "message": self.catalog.missing(connector, method_name)}}
@@ -349,6 +449,9 @@ class PassHandler:
             state.paused_seq = seq
             return {"abort": state.end_message()}
         self._insert(seq, method, canonical, "executing")
+        if sink is not None and not inspect.iscoroutinefunction(tool.execute):
+            self._hand_off(method, args, seq, sink)
+            return None
         return await self._run(method, args, seq, record=True)
 
     def _insert(self, seq: int, method: Method, canonical: str, entry_state: str) -> None:
@@ -377,18 +480,23 @@ class PassHandler:
                                           entry_state, None, state.pass_number, 0, 0)
 
     async def _run(self, method: Method, args: dict[str, Any], seq: int, *, record: bool) -> Reply:
-        state = self.state
-        ctx = ExecutionContext(state.execution_id, seq, method.connector, method.name)
-        ephemeral = method.tool.replay == "reexecute"
+        ctx = ExecutionContext(self.state.execution_id, seq, method.connector, method.name)
         try:
             result = await invoke(method.tool.execute, args, ctx)
         except Exception as exc:
-            error = {"type": type(exc).__name__, "message": str(exc)}
-            if record:
-                text = f"{error['type']}: {error['message']}"
-                self._record_later(seq, "error", error=text)
-                self._remember(seq, "error", None, text)
-            return {"raise": error}
+            return self._raised(seq, exc, record)
+        return self._returned(method, seq, result, record)
+
+    def _raised(self, seq: int, exc: Exception, record: bool) -> Reply:
+        error = {"type": type(exc).__name__, "message": str(exc)}
+        if record:
+            text = f"{error['type']}: {error['message']}"
+            self._record_later(seq, "error", error=text)
+            self._remember(seq, "error", None, text)
+        return {"raise": error}
+
+    def _returned(self, method: Method, seq: int, result: Any, record: bool) -> Reply:
+        state = self.state
         try:
             encoded = codec.encode(result, f"the result of {method.path}")
         except codec.EncodeError as exc:
@@ -397,7 +505,7 @@ class PassHandler:
                                         error=f"CodecError: {exc}")
             return self.fail("CodecError", str(exc))
         if record:
-            stored = None if ephemeral else codec.dumps_encoded(encoded)
+            stored = None if method.tool.replay == "reexecute" else codec.dumps_encoded(encoded)
             if stored is not None and len(stored) > codec.MAX_VALUE_CHARS:
                 self.journal.finish_entry(state.execution_id, seq, "error",
                                         error="ValueTooLarge: result not stored")
@@ -405,6 +513,80 @@ class PassHandler:
             self._record_later(seq, "applied", result=stored)
             self._remember(seq, "applied", stored, None)
         return {"value": encoded}
+
+    # -- calls a connector's thread answers (module docstring) ----------------------------
+
+    def _hand_off(self, method: Method, args: dict[str, Any], seq: int, sink: ReplySink) -> None:
+        """Run a new call of a synchronous connector on a thread that answers it through ``sink``."""
+        loop = asyncio.get_running_loop()
+        call = _OnThread(seq, loop.time())
+        self._on_thread = call
+        if self._timer is None:
+            self._timer = loop.call_at(call.started + self._bound, self._due)
+        ctx = ExecutionContext(self.state.execution_id, seq, method.connector, method.name)
+        shared().hand_off(method.tool.execute, (args, ctx),
+                          lambda result, error: self._deliver(loop, call, method, sink, result, error))
+
+    def _deliver(self, loop: asyncio.AbstractEventLoop, call: _OnThread, method: Method, sink: ReplySink,
+                 result: Any, error: BaseException | None) -> None:
+        """On the connector's thread: the reply and the outcome, as :meth:`_run` makes them; anything
+        else (an awaitable, a value that does not encode or is too large to store, an exception that
+        is not an ``Exception``) goes back to the loop, which does it as :meth:`_run` does."""
+        reply: Reply | None = None
+        outcome: Outcome | None = None
+        try:
+            if error is None:
+                if not inspect.isawaitable(result):
+                    encoded = codec.encode(result, f"the result of {method.path}")
+                    stored = None if method.tool.replay == "reexecute" else codec.dumps_encoded(encoded)
+                    if stored is None or len(stored) <= codec.MAX_VALUE_CHARS:
+                        outcome = Outcome(call.seq, "applied", stored, None)
+                        reply = {"value": encoded}
+            elif isinstance(error, Exception):
+                raised = future_safe(error)
+                text = {"type": type(raised).__name__, "message": str(raised)}
+                outcome = Outcome(call.seq, "error", None, f"{text['type']}: {text['message']}")
+                reply = {"raise": text}
+        except Exception:  # the loop does it again, and says what went wrong
+            reply = outcome = None
+        if reply is None or outcome is None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(self._finish_on_loop, call, method, sink, result, error)
+            return
+        if call.done(outcome):  # kept before the reply goes: the next request finds it
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._late)
+        sink.send(reply)
+
+    def _finish_on_loop(self, call: _OnThread, method: Method, sink: ReplySink, result: Any,
+                        error: BaseException | None) -> None:
+        if self._on_thread is call:  # its outcome is kept the loop's way now
+            self._on_thread = None
+        task = asyncio.get_running_loop().create_task(self._finish(call.seq, method, sink, result, error))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _finish(self, seq: int, method: Method, sink: ReplySink, result: Any,
+                      error: BaseException | None) -> None:
+        reply: Reply | None = None
+        try:
+            try:
+                if error is not None:
+                    raise future_safe(error)
+                if inspect.isawaitable(result):  # a sync wrapper around async code
+                    result = await result
+            except Exception as exc:
+                reply = self._raised(seq, exc, True)
+            else:
+                reply = self._returned(method, seq, result, True)
+        except ValueTooLarge as exc:
+            reply = self.fail("ValueTooLarge", str(exc))
+        except Exception as exc:
+            reply = self._host_error({"op": "call"}, exc)
+        finally:
+            if reply is None:  # a BaseException (it goes on up): the pass cannot go on
+                reply = self.fail("HostError", f"the call to {method.path} ended the host's work on it")
+            sink.send(reply)
 
     def _remember(self, seq: int, entry_state: str, result: str | None, error: str | None) -> None:
         old = self.state.journal.get(seq)

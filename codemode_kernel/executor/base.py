@@ -25,12 +25,36 @@ from __future__ import annotations
 import builtins
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from codemode_kernel.errors import CodemodeError
 
 HostHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 OutputCallback = Callable[[str], object]
+
+
+class ReplySink(Protocol):
+    """Where a host handler may put the reply to one request later, from any thread (issue 12)."""
+
+    def send(self, reply: dict[str, Any]) -> None:
+        """Write ``reply`` to the sandbox (once per request handed this sink; thread-safe)."""
+        ...
+
+
+@runtime_checkable
+class LaterHost(Protocol):
+    """A host handler that may answer a request later: a synchronous connector's thread writes
+    the reply itself, so the loop neither waits for it nor wakes for it (issue 12).
+
+    ``answer_later(message, sink)`` returns the reply, or None when it will call ``sink.send`` with
+    it (exactly once). Until then the executor answers no other request of that pass and
+    writes nothing else to the sandbox; it may stop the pass meanwhile (a kill, an interrupt),
+    and then drops whatever the sink is sent.
+    """
+
+    def __call__(self, message: dict[str, Any]) -> Awaitable[dict[str, Any]]: ...
+
+    def answer_later(self, message: dict[str, Any], sink: ReplySink) -> Awaitable[dict[str, Any] | None]: ...
 
 #: Longest text field of a request (a query, a target, a step or snippet name, an error
 #: message). The sandbox refuses longer ones itself with a clear error (or cuts an error

@@ -13,6 +13,12 @@ and handed to the runtime's ``host`` handler, which decides replay / execute / p
 Once the host has answered ``abort`` the worker gets ``abort`` for everything else it asks.
 Values from the worker are only ever parsed JSON: the host calls no method on them.
 
+A host that can answer later (``base.LaterHost``: the runtime's pass handler) is given a sink
+with each request: a call to a synchronous connector is then answered by the connector's
+thread, which writes the reply itself (``_Replies``; issue 12). The conversation answers no
+other request until that reply is written (only a worker that did not wait for its reply
+notices), and the sink writes nothing once the conversation has ended.
+
 Limits: the wall clock is enforced by SIGKILL from the host; CPU, address space,
 processes, file size and open files by the kernel (rlimits); output, result and call caps
 by both sides (the worker fails gracefully, the host kills a worker that ignores them).
@@ -30,6 +36,7 @@ import contextlib
 import logging
 import math
 import os
+import select
 import signal
 import threading
 import time
@@ -39,7 +46,14 @@ from typing import Any
 
 from codemode_kernel.codec import MAX_VALUE_CHARS
 from codemode_kernel.errors import ConfigurationError, Interrupted, LimitExceeded, Timeout, WorkerCrashed
-from codemode_kernel.executor.base import OUTPUT_MESSAGE_COST, ExecuteResult, HostHandler, OutputCallback, SandboxError
+from codemode_kernel.executor.base import (
+    OUTPUT_MESSAGE_COST,
+    ExecuteResult,
+    HostHandler,
+    LaterHost,
+    OutputCallback,
+    SandboxError,
+)
 from codemode_kernel.executor.channel import RequestTooLarge, WorkerPipe, WorkerProtocolError, check_request
 from codemode_kernel.executor.launcher import make_launcher
 from codemode_kernel.executor.pool import EmptyRoot, Process, WarmPool, WorkerProcess
@@ -170,6 +184,10 @@ class _Pass:
         self.calls = 0
         self.asking: str | None = None            # the request the host is answering
         self.timers: list[asyncio.TimerHandle] = []
+        # A host that can have a connector's thread write a call's reply (base.LaterHost), and
+        # where that reply goes.
+        self.later = host if isinstance(host, LaterHost) else None
+        self.replies = _Replies(self)
 
     # -- ending the pass (any thread)
     def kill(self, reason: SandboxError | None) -> None:
@@ -191,6 +209,7 @@ class _Pass:
     def _settle(self) -> None:
         if not self.finished.done():
             self.finished.set_result(None)
+        self.replies.wake()  # a conversation waiting for a thread's reply stops waiting
 
     def outcome(self) -> ExecuteResult:
         logs = "".join(self.outputs).splitlines()
@@ -217,6 +236,7 @@ class _Pass:
             log.exception("isolated executor: unexpected error")
             self.kill(SandboxError("ExecutorError", f"internal error of the isolated executor: {exc}"))
         finally:
+            self.replies.close()  # before the pool closes the pipes: no thread writes to them after
             for timer in self.timers:
                 timer.cancel()
             self.pipe.detach()
@@ -234,10 +254,17 @@ class _Pass:
         while True:
             line = await self.pipe.readline(soon=replied)  # after a reply the next request comes soon
             replied = False
+            if not self.replies.pending:
+                self.asking = None
             if not line:
                 return await self._ended()
             if self.reason is not None:
                 continue  # killed: drain to EOF
+            if self.replies.pending:  # only a worker that did not wait for its reply gets here first
+                await self.replies.settled()
+                self.asking = None
+                if self.reason is not None:
+                    continue
             message = _parse(line)
             op = message.get("op")
             if op == "output":
@@ -252,6 +279,8 @@ class _Pass:
                 return None
             elif self.started and isinstance(op, str):
                 reply = await self._answer(message)
+                if isinstance(reply, _Later):  # a connector's thread writes the reply (_Replies)
+                    continue
                 if reply is not None:
                     if not await self.pipe.write(dumps_line(reply)):
                         return await self._ended()
@@ -298,7 +327,7 @@ class _Pass:
             except Exception:
                 log.exception("isolated executor: on_output callback failed")
 
-    async def _answer(self, message: dict[str, Any]) -> dict[str, Any] | None:
+    async def _answer(self, message: dict[str, Any]) -> dict[str, Any] | _Later | None:
         if self.abort is not None:
             return {"abort": self.abort}
         request = check_request(message, self.namespaces)
@@ -317,20 +346,32 @@ class _Pass:
         else:
             self.asking = f"its {op!r} request"
         try:
-            reply = await self.host(request)
+            if self.later is not None:
+                self.replies.pending = True  # before a thread can send
+                later = await self.later.answer_later(request, self.replies)
+                if later is None:
+                    return _LATER
+                self.replies.pending = False
+                reply = later
+            else:
+                reply = await self.host(request)
         except Exception as exc:
+            self.replies.pending = False
             log.exception("isolated executor: the host handler failed")
             text = str(exc)
             self.host_failure = SandboxError(type(exc).__name__, (
                 f"the host failed to answer {self.asking}: {text if len(text) <= 500 else text[:500] + '…'}"))
             reply = {"abort": self.host_failure.message}
-        if not isinstance(reply, dict):
-            reply = {"abort": "the host gave an invalid answer"}
-        if "abort" in reply:
-            self.abort = str(reply["abort"])
+        return self.checked(reply)
+
+    def checked(self, reply: Any) -> dict[str, Any]:
+        """The host's reply as it goes to the worker (an ``abort`` ends the pass)."""
+        checked: dict[str, Any] = reply if isinstance(reply, dict) else {"abort": "the host gave an invalid answer"}
+        if "abort" in checked:
+            self.abort = str(checked["abort"])
             # The pass is over; let the sandbox unwind and report, then stop it regardless.
             self.timers.append(self.loop.call_later(_ABORT_GRACE, self.kill, None))
-        return reply
+        return checked
 
     async def _ended(self) -> None:
         """The worker closed its output without finishing: find out why."""
@@ -375,6 +416,107 @@ class _Pass:
             return _crashed(f"the worker process closed its pipe and kept running{when}; it was stopped." + fresh)
         return _crashed(f"the worker process exited (exit code {rc}){when} without finishing the pass."
                         + detail + fresh)
+
+
+class _Later:
+    """The host hands the reply to a connector's thread."""
+
+
+_LATER = _Later()
+
+
+class _Replies:
+    """The pass's :class:`~codemode_kernel.executor.base.ReplySink`: the reply to a call the host
+    answers later, from a connector's thread (issue 12).
+
+    The thread writes a reply of at most ``PIPE_BUF`` bytes itself, under :attr:`lock` (one
+    ``os.write`` on a non-blocking pipe, which the kernel writes whole or not at all); anything
+    else is written by the loop. Nothing else writes meanwhile: the conversation answers no
+    other request until :attr:`pending` is off (:meth:`settled`), and :meth:`close` (the
+    conversation's end, before the pool closes the pipes) stops every later write.
+    """
+
+    def __init__(self, run: _Pass) -> None:
+        self.run = run
+        self.lock = threading.Lock()
+        self.pending = False   # a reply the host owes (loop sets it on, the writer off)
+        self.closed = False
+        self.waiter: asyncio.Future[None] | None = None
+        self.writing: asyncio.Task[None] | None = None
+
+    def send(self, reply: dict[str, Any]) -> None:
+        run = self.run
+        if threading.get_ident() != run.loop_thread:
+            try:
+                line: bytes | None = dumps_line(reply)
+            except Exception:  # the loop tries again and says why
+                line = None
+            if line is not None and len(line) <= select.PIPE_BUF:
+                with self.lock:
+                    if self.closed:
+                        return
+                    try:
+                        os.write(run.pipe.in_fd, line)
+                        written = True
+                    except BlockingIOError:  # a worker that did not read what it was sent
+                        written = False
+                    except OSError:  # the worker is gone: the conversation reads the end of its pipe
+                        written = True
+                    if written:
+                        self.pending = False
+                        waiter, self.waiter = self.waiter, None
+                if written:
+                    if waiter is not None:
+                        with contextlib.suppress(RuntimeError):
+                            run.loop.call_soon_threadsafe(_resolve, waiter)
+                    return
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody reads the reply
+                run.loop.call_soon_threadsafe(self._write, reply)
+            return
+        self._write(reply)
+
+    def _write(self, reply: dict[str, Any]) -> None:
+        """On the loop: the reply goes out as the conversation's replies do."""
+        if self.closed:
+            return
+        self.writing = self.run.loop.create_task(self._write_out(self.run.checked(reply)))
+
+    async def _write_out(self, reply: dict[str, Any]) -> None:
+        try:
+            await self.run.pipe.write(dumps_line(reply))  # False: the worker is gone, its pipe's end says so
+        except Exception as exc:
+            log.exception("isolated executor: unexpected error")
+            self.run.kill(SandboxError("ExecutorError", f"internal error of the isolated executor: {exc}"))
+        finally:
+            with self.lock:
+                self.pending = False
+            self.wake()
+
+    async def settled(self) -> None:
+        """Return once the reply owed is written (or the pass was stopped meanwhile)."""
+        with self.lock:
+            if not self.pending:
+                return
+            self.waiter = waiter = self.run.loop.create_future()
+        await waiter
+
+    def wake(self) -> None:
+        """On the loop: whoever waits in :meth:`settled` goes on."""
+        with self.lock:
+            waiter, self.waiter = self.waiter, None
+        if waiter is not None:
+            _resolve(waiter)
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+        if self.writing is not None:
+            self.writing.cancel()
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 _ABORT_GRACE = 2.0
