@@ -701,10 +701,14 @@ class JournalStore:
     @_guarded
     def start_execution(self, conn: Connection, runtime: str, execution_id: str, code: str,
                         connectors: Sequence[str], inputs: dict[str, Any], options: dict[str, Any], *,
-                        keep: int, terminal: Sequence[str], passes: int = 1) -> int:
+                        keep: int, terminal: Sequence[str], passes: int = 1, commit: bool = True) -> int:
         """Prune terminal executions beyond the newest ``keep``, then insert a new ``running``
         execution whose first pass has begun (``passes=0``: none will), in one transaction;
         return how many were pruned.
+
+        ``commit=False`` leaves that transaction open for the caller's next write on ``conn`` to
+        commit (a pass that asked the host nothing records its start with its end: the runtime's
+        ``PassStart.fold``); a failure rolls it back as always.
 
         One commit instead of one per statement (issue 12: the prune, the insert and the start
         of the pass were four commits, about 1.5 ms of a 5 ms pass). The new execution is
@@ -723,7 +727,8 @@ class JournalStore:
             self._insert_execution(conn, runtime, execution_id, code, connectors, inputs, options, passes, cursor)
         finally:
             cursor.close()
-        raw.commit()
+        if commit:
+            raw.commit()
         return len(victims)
 
     @_guarded

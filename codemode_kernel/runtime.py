@@ -17,8 +17,10 @@ A raw probe shows it without us: 3,000 random reads within 2 MiB take 94 us back
 difference; SQLite's ``SELECT 1`` takes 1 us back to back and 32-41 us after 50 ms. So what a
 spaced pass costs the runtime is how much code and data it touches: the pool's checkout and
 check-in were ~100 us of it (now a kept connection, ``JournalStore.session``), the start's
-transaction ~330 us (prune, insert, commit: SQLite's cold code and pages) overlapping the
-sandbox, and the outcome's ~100 us after it.
+transaction ~330 us (prune, insert, commit: SQLite's cold code and pages), and the outcome's
+~100 us after it. A pass that asks the host nothing now writes its start and its outcome in
+one transaction after the sandbox's report (:class:`PassStart`): host work while the sandbox
+runs delays the sandbox itself (``benchmarks/pass_path.py`` times each step of a pass).
 """
 
 from __future__ import annotations
@@ -88,9 +90,14 @@ def new_execution_id() -> str:
     return "".join(_CROCKFORD[(value >> (5 * i)) & 31] for i in range(25, -1, -1))
 
 
+#: How long a new execution's pass runs before its start is committed by itself (seconds), when
+#: no request or printed text has needed it first (:class:`PassStart`).
+BEGIN_AFTER = 0.01
+
+
 class PassStart:
-    """The commit that records a new execution and the start of its first pass, made while the
-    sandbox compiles and starts running the code instead of before it is handed over (issue 12).
+    """The commit that records a new execution and the start of its first pass, made when the
+    pass first needs it instead of before the code is handed over (issue 12).
 
     It promises as much as committing first: :meth:`ensure` runs before the host answers any
     request of the pass (:class:`~codemode_kernel.passes.PassHandler`), before any printed text
@@ -99,15 +106,27 @@ class PassStart:
     that stops before the commit leaves no trace and nothing done, like one that stopped before
     ``execute`` began. A commit that fails stops the pass (its requests get ``abort``; a pass
     still running is cancelled), and the caller gets a ``StoreError`` with nothing recorded.
+
+    A pass that is still running :data:`BEGIN_AFTER` after it was handed over commits by itself
+    (so a long computation shows as ``running`` in the journal). One that ended before that and
+    asked the host nothing records its start in the same transaction as its end (:meth:`fold`):
+    one commit a pass instead of two. Committing while the sandbox ran (two loop turns after
+    the code was sent, 049fa59) cost more than it overlapped: the woken worker shares the host's
+    CPU, and ``benchmarks/pass_path.py`` measured the code-sent-to-done time of ``1 + 1``
+    50 ms apart at 1,368-1,832 us with that commit against 867-940 us for the executor alone,
+    and 878-885 us with the commit after the worker's report.
     """
 
-    def __init__(self, commit: Callable[[], object]) -> None:
-        self._commit = commit
+    def __init__(self, commit: Callable[..., object]) -> None:
+        self._commit = commit  # takes commit=False: leave the transaction open (record)
         self._done = False
+        self.folded = False  # the start is recorded with the pass's end
+        self.recorded = False  # ... and that end is committed
         self.error: StoreError | None = None
         self.passing = False  # the runtime is awaiting the executor
         self._task: asyncio.Task[Any] | None = None
         self._cancelled = False
+        self._timer: object = None  # what ``overlap``'s schedule returned (cancelled when the pass ends)
 
     def ensure(self) -> StoreError | None:
         """Commit if that has not happened yet; the failure, if it failed."""
@@ -119,14 +138,34 @@ class PassStart:
                 self.error = exc
         return self.error
 
-    def overlap(self, schedule: Callable[[Callable[[], None]], None]) -> None:
-        """Have ``schedule`` commit while the pass starts (the runtime is about to await it)."""
+    def fold(self) -> bool:
+        """The pass is over: if nothing committed its start yet, the caller records the start with
+        the pass's end, in one transaction (:meth:`record`); whether that is so (``folded``)."""
+        self.stop()
+        if self._done:
+            return False
+        self._done = self.folded = True
+        return True
+
+    def record(self) -> None:
+        """A folded start, in the transaction the pass's end then commits (``recorded`` after that)."""
+        self._commit(commit=False)
+
+    def overlap(self, schedule: Callable[[Callable[[], None]], object]) -> None:
+        """Have ``schedule`` commit while the pass runs (the runtime is about to await it)."""
         self._task = asyncio.current_task()
         self.passing = True
-        schedule(self._overlapped)
+        self._timer = schedule(self._overlapped)
+
+    def stop(self) -> None:
+        """The pass is over: no commit comes by itself any more."""
+        self.passing = False
+        timer, self._timer = self._timer, None
+        if isinstance(timer, asyncio.TimerHandle):
+            timer.cancel()
 
     def _overlapped(self) -> None:
-        if self._done:
+        if self._done or not self.passing:
             return
         if self.ensure() is not None and self.passing and self._task is not None:
             self._cancelled = True
@@ -274,9 +313,10 @@ class CodemodeRuntime:
             with open_journal(self.store, self.name) as j:
                 # One transaction: the prune (before the insert: the new execution is never a victim),
                 # the new execution, and the start of its first pass (issue 12).
-                def start(passes: int = 1) -> None:
+                def start(passes: int = 1, commit: bool = True) -> None:
                     j.start_execution(execution_id, code, connectors, encoded_inputs, options,
-                                      keep=self.max_executions, terminal=sorted(TERMINAL_STATUSES), passes=passes)
+                                      keep=self.max_executions, terminal=sorted(TERMINAL_STATUSES), passes=passes,
+                                      commit=commit)
 
                 if problem is not None:
                     start(passes=0)
@@ -371,15 +411,27 @@ class CodemodeRuntime:
         finally:
             self._active.discard(execution_id)
             if begin is not None:
-                begin.passing = False
-        if begin is not None and (failed := begin.ensure()) is not None:
+                begin.stop()
+        if begin is not None and not begin.fold() and (failed := begin.error) is not None:
             begin.stopped_pass()  # a cancellation the executor swallowed is taken back too
             # Nothing was recorded and no request of the pass was answered: the caller hears why.
             return _error_output(execution_id, "StoreError", str(failed), bounded_lines(result.logs))
+        # A pass that asked the host nothing and printed nothing has no record yet: its start is
+        # written in the transaction that records its end (PassStart.fold).
+        folded = begin if begin is not None and begin.folded else None
         try:
             handler.flush()  # the last call's outcome, before the pass's own
-            return await self._end_pass(j, row, catalog, state, result)
+            return await self._end_pass(j, row, catalog, state, result, folded)
         except Exception as exc:
+            if folded is not None and not folded.recorded:
+                # Its start and its end were to be one transaction, and it did not commit: nothing
+                # of the execution is recorded (as when a start on its own fails), and nothing ran.
+                log.warning("recording the pass of %s failed; nothing was recorded", execution_id, exc_info=True)
+                error_type = "StoreError" if isinstance(exc, StoreError) else "HostError"
+                text = str(exc) if isinstance(exc, StoreError) else (
+                    f"the host could not record the pass ({type(exc).__name__}: {_clip(str(exc))}); nothing was "
+                    "recorded")
+                return _error_output(execution_id, error_type, text, bounded_lines(result.logs))
             # Whatever the sandbox reported, a pass the host could not finish is an error, not a
             # `running` execution and not an exception out of execute() (issue 10, item 2).
             log.warning("ending the pass of %s failed", execution_id, exc_info=True)
@@ -393,16 +445,15 @@ class CodemodeRuntime:
             return _error_output(execution_id, "HostError", text, result.logs)
 
     @staticmethod
-    def _schedule_begin(callback: Callable[[], None]) -> None:
-        """Run ``callback`` once the executor has handed the code to the sandbox: two loop turns
-        on (the executor starts its conversation in a task of its own, which writes the code in
-        its first step). If it comes later, the pass only overlaps less: the gate holds anyway."""
-        loop = asyncio.get_running_loop()
-        loop.call_soon(loop.call_soon, callback)
+    def _schedule_begin(callback: Callable[[], None]) -> object:
+        """Run ``callback`` (commit the start) if the pass still runs :data:`BEGIN_AFTER` from now;
+        the timer (:meth:`PassStart.stop` cancels it). Earlier is never needed: the gates hold."""
+        return asyncio.get_running_loop().call_later(BEGIN_AFTER, callback)
 
     async def _end_pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, state: PassState,
-                        result: ExecuteResult) -> dict[str, Any]:
-        """Record the outcome of a pass the host decided (its own state first, the sandbox's report second)."""
+                        result: ExecuteResult, folded: PassStart | None = None) -> dict[str, Any]:
+        """Record the outcome of a pass the host decided (its own state first, the sandbox's report second);
+        ``folded``: the start is recorded in the same transaction (:meth:`PassStart.fold`)."""
         execution_id = row.id
         logs = bounded_lines(result.logs)  # journaled: bounded whatever executor ran the pass (issue 16)
         capture = bool(row.options.get("capture_variables"))
@@ -419,21 +470,22 @@ class CodemodeRuntime:
                     f"the sandbox reported a malformed result ({exc}); a sandbox that works never does, so the "
                     "pass was stopped")), logs=result.logs)
         if state.paused_seq is not None:
-            return await self._paused(j, execution_id, state, logs)
+            return await self._paused(j, execution_id, state, logs, folded)
         self._abandon_pending(j, execution_id, state)
         traceback = result.error.traceback if result.error is not None else ""
         if state.failure is not None:
             return await self._failed(j, execution_id, state, catalog, logs, state.failure.type,
-                                      state.failure.message, None, traceback)
+                                      state.failure.message, None, traceback, folded)
         if result.error is not None:  # the sandbox's text: bounded before it is stored
             return await self._failed(j, execution_id, state, catalog, logs, result.error.type,
-                                      _clip(result.error.message, MAX_ERROR_CHARS), result.error.lineno, traceback)
-        return await self._completed(j, execution_id, state, logs, result, value, capture)
+                                      _clip(result.error.message, MAX_ERROR_CHARS), result.error.lineno, traceback,
+                                      folded)
+        return await self._completed(j, execution_id, state, logs, result, value, capture, folded)
 
     async def _paused(self, j: RuntimeJournal, execution_id: str, state: PassState,
-                      logs: list[str]) -> dict[str, Any]:
+                      logs: list[str], folded: PassStart | None = None) -> dict[str, Any]:
         """The pass stopped at a call that needs approval: the execution waits for a person."""
-        if not j.transition(execution_id, ["running"], "paused", logs=logs):
+        if not _record_end(j, execution_id, "paused", folded, logs=logs):
             return await self._superseded(j, execution_id, state, logs)
         await self._hooks(execution_id, "paused", terminal=False)
         assert state.paused_seq is not None
@@ -443,13 +495,13 @@ class CodemodeRuntime:
 
     async def _failed(self, j: RuntimeJournal, execution_id: str, state: PassState, catalog: Catalog,
                       logs: list[str], error_type: str, message: str, lineno: int | None,
-                      traceback: str) -> dict[str, Any]:
+                      traceback: str, folded: PassStart | None = None) -> dict[str, Any]:
         """The pass failed (the host decided it, or the sandbox reported an error)."""
         text = f"{error_type}: {message}" + (f" (line {lineno})" if lineno else "")
         if catalog.unavailable:  # the reasons themselves are for the author (%connectors), not the model
             text += " " + unavailable_note(catalog.unavailable, self._connectors)
-        if not j.transition(execution_id, ["running"], "error", error=text, error_type=error_type, logs=logs,
-                            settle_pending=_any_pending(state)):
+        if not _record_end(j, execution_id, "error", folded, error=text, error_type=error_type, logs=logs,
+                           settle_pending=_any_pending(state)):
             return await self._superseded(j, execution_id, state, logs)
         await self._hooks(execution_id, "error", terminal=True)
         out = _error_output(execution_id, error_type, text, logs)
@@ -460,7 +512,8 @@ class CodemodeRuntime:
         return out
 
     async def _completed(self, j: RuntimeJournal, execution_id: str, state: PassState, logs: list[str],
-                         result: ExecuteResult, value: Any, capture: bool) -> dict[str, Any]:
+                         result: ExecuteResult, value: Any, capture: bool, folded: PassStart | None = None
+                         ) -> dict[str, Any]:
         """The pass ran to its end: record the result (or a note when it is too large to keep)."""
         text = codec.dumps_encoded(result.result)
         note = None
@@ -478,8 +531,8 @@ class CodemodeRuntime:
                 log.warning("transform_result failed (%s: %s); returning the raw result of %s",
                             type(exc).__name__, _clip(str(exc)), execution_id)
                 shown = value
-        if not j.transition(execution_id, ["running"], "completed", result=stored, result_note=note, logs=logs,
-                            settle_pending=_any_pending(state)):
+        if not _record_end(j, execution_id, "completed", folded, result=stored, result_note=note, logs=logs,
+                           settle_pending=_any_pending(state)):
             return await self._superseded(j, execution_id, state, logs)
         await self._hooks(execution_id, "completed", terminal=True)
         done: dict[str, Any] = {"status": "completed", "execution_id": execution_id, "result": shown}
@@ -796,6 +849,17 @@ def _clip(text: str, limit: int = 500) -> str:
 def _any_pending(state: PassState) -> bool:
     """Whether the pass's journal had a pending entry (the store's copy may still, until settled)."""
     return any(e.state == "pending" for e in state.journal.values())
+
+
+def _record_end(j: RuntimeJournal, execution_id: str, status: str, folded: PassStart | None, **fields: Any) -> bool:
+    """Move a running execution to ``status`` (compare-and-set); a ``folded`` start is written first, in
+    the same transaction, which the transition commits."""
+    if folded is None:
+        return j.transition(execution_id, ["running"], status, **fields)
+    folded.record()
+    won = j.transition(execution_id, ["running"], status, **fields)
+    folded.recorded = True
+    return won
 
 
 def _refused(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

@@ -34,9 +34,10 @@ class RuntimeJournal:
                                     passes=passes)
 
     def start_execution(self, execution_id: str, code: str, connectors: Sequence[str], inputs: dict[str, Any],
-                        options: dict[str, Any], *, keep: int, terminal: Sequence[str], passes: int = 1) -> int:
+                        options: dict[str, Any], *, keep: int, terminal: Sequence[str], passes: int = 1,
+                        commit: bool = True) -> int:
         return self.store.start_execution(self.conn, self.runtime, execution_id, code, connectors, inputs, options,
-                                          keep=keep, terminal=terminal, passes=passes)
+                                          keep=keep, terminal=terminal, passes=passes, commit=commit)
 
     def get_execution(self, execution_id: str) -> ExecutionRow | None:
         return self.store.get_execution(self.conn, self.runtime, execution_id)
