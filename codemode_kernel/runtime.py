@@ -109,16 +109,17 @@ class PassStart:
 
     A pass that is still running :data:`BEGIN_AFTER` after it was handed over commits by itself
     (so a long computation shows as ``running`` in the journal). One that ended before that and
-    asked the host nothing records its start in the same transaction as its end (:meth:`fold`):
-    one commit a pass instead of two. Committing while the sandbox ran (two loop turns after
-    the code was sent, 049fa59) cost more than it overlapped: the woken worker shares the host's
-    CPU, and ``benchmarks/pass_path.py`` measured the code-sent-to-done time of ``1 + 1``
-    50 ms apart at 1,368-1,832 us with that commit against 867-940 us for the executor alone,
-    and 878-885 us with the commit after the worker's report.
+    asked the host nothing is inserted as it ended, with the prune, in one transaction
+    (:meth:`fold`): one commit a pass instead of two, and no update of the row just inserted.
+    Committing while the sandbox ran (two loop turns after the code was sent, 049fa59) cost
+    more than it overlapped: the woken worker shares the host's CPU, and
+    ``benchmarks/pass_path.py`` measured the code-sent-to-done time of ``1 + 1`` 50 ms apart
+    at 1,368-1,832 us with that commit against 867-940 us for the executor alone, and 878-885 us
+    with the commit after the worker's report.
     """
 
     def __init__(self, commit: Callable[..., object]) -> None:
-        self._commit = commit  # takes commit=False: leave the transaction open (record)
+        self._commit = commit  # takes ended={...}: the execution as its pass ended (record)
         self._done = False
         self.folded = False  # the start is recorded with the pass's end
         self.recorded = False  # ... and that end is committed
@@ -140,16 +141,17 @@ class PassStart:
 
     def fold(self) -> bool:
         """The pass is over: if nothing committed its start yet, the caller records the start with
-        the pass's end, in one transaction (:meth:`record`); whether that is so (``folded``)."""
+        the pass's end, in one statement (:meth:`record`); whether that is so (``folded``)."""
         self.stop()
         if self._done:
             return False
         self._done = self.folded = True
         return True
 
-    def record(self) -> None:
-        """A folded start, in the transaction the pass's end then commits (``recorded`` after that)."""
-        self._commit(commit=False)
+    def record(self, ended: Mapping[str, Any]) -> None:
+        """A folded start, inserted as the pass ``ended`` (its status and fields), and committed."""
+        self._commit(ended=ended)
+        self.recorded = True
 
     def overlap(self, schedule: Callable[[Callable[[], None]], object]) -> None:
         """Have ``schedule`` commit while the pass runs (the runtime is about to await it)."""
@@ -313,10 +315,10 @@ class CodemodeRuntime:
             with open_journal(self.store, self.name) as j:
                 # One transaction: the prune (before the insert: the new execution is never a victim),
                 # the new execution, and the start of its first pass (issue 12).
-                def start(passes: int = 1, commit: bool = True) -> None:
+                def start(passes: int = 1, ended: Mapping[str, Any] | None = None) -> None:
                     j.start_execution(execution_id, code, connectors, encoded_inputs, options,
                                       keep=self.max_executions, terminal=sorted(TERMINAL_STATUSES), passes=passes,
-                                      commit=commit)
+                                      ended=ended)
 
                 if problem is not None:
                     start(passes=0)
@@ -851,15 +853,14 @@ def _any_pending(state: PassState) -> bool:
     return any(e.state == "pending" for e in state.journal.values())
 
 
-def _record_end(j: RuntimeJournal, execution_id: str, status: str, folded: PassStart | None, **fields: Any) -> bool:
-    """Move a running execution to ``status`` (compare-and-set); a ``folded`` start is written first, in
-    the same transaction, which the transition commits."""
+def _record_end(j: RuntimeJournal, execution_id: str, status: str, folded: PassStart | None, *,
+                settle_pending: bool = True, **fields: Any) -> bool:
+    """Move a running execution to ``status`` (compare-and-set); one whose start is ``folded`` is
+    inserted as it ended (it has no entry: nothing pending to settle)."""
     if folded is None:
-        return j.transition(execution_id, ["running"], status, **fields)
-    folded.record()
-    won = j.transition(execution_id, ["running"], status, **fields)
-    folded.recorded = True
-    return won
+        return j.transition(execution_id, ["running"], status, settle_pending=settle_pending, **fields)
+    folded.record({"status": status, **fields})
+    return True
 
 
 def _refused(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ every call).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -35,9 +35,9 @@ class RuntimeJournal:
 
     def start_execution(self, execution_id: str, code: str, connectors: Sequence[str], inputs: dict[str, Any],
                         options: dict[str, Any], *, keep: int, terminal: Sequence[str], passes: int = 1,
-                        commit: bool = True) -> int:
+                        ended: Mapping[str, Any] | None = None) -> int:
         return self.store.start_execution(self.conn, self.runtime, execution_id, code, connectors, inputs, options,
-                                          keep=keep, terminal=terminal, passes=passes, commit=commit)
+                                          keep=keep, terminal=terminal, passes=passes, ended=ended)
 
     def get_execution(self, execution_id: str) -> ExecutionRow | None:
         return self.store.get_execution(self.conn, self.runtime, execution_id)

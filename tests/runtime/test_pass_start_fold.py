@@ -25,9 +25,17 @@ class EndFails(JournalStore):
         super().__init__(url)
         self.ends = 0
 
-    def transition(self, *args: Any, **kwargs: Any) -> bool:
+    def _full(self) -> StoreError:
         self.ends += 1
-        raise StoreError(self.where, "could not be written (the disk is full)", "Free some space.")
+        return StoreError(self.where, "could not be written (the disk is full)", "Free some space.")
+
+    def start_execution(self, *args: Any, **kwargs: Any) -> int:
+        if kwargs.get("ended") is not None:  # a start written with its pass's end
+            raise self._full()
+        return super().start_execution(*args, **kwargs)
+
+    def transition(self, *args: Any, **kwargs: Any) -> bool:
+        raise self._full()
 
 
 def _noop() -> ToolSetConnector:
@@ -60,8 +68,8 @@ async def test_a_quiet_pass_records_its_start_and_end_together(
     rt = make_runtime([_noop()])
     out = await rt.execute("6 * 7")
     assert out["status"] == "completed" and out["result"] == 42, out
-    assert store_sql("SELECT status, passes, result FROM codemode_executions WHERE id = :id",
-                     id=out["execution_id"]) == [("completed", 1, "42")]
+    assert store_sql("SELECT status, passes, result, logs FROM codemode_executions WHERE id = :id",
+                     id=out["execution_id"]) == [("completed", 1, "42", "[]")]
     called = await rt.execute("net.ping()")  # a request commits the start before it is answered
     assert called["result"] == "pong"
     assert store_sql("SELECT status, passes FROM codemode_executions WHERE id = :id",
@@ -88,3 +96,20 @@ async def test_a_pass_that_runs_on_is_recorded_running_while_it_runs(db_url: str
         assert store_sql("SELECT status FROM codemode_executions") == [("error",)]
     finally:
         await rt.aclose()
+
+
+async def test_a_quiet_pass_is_recorded_as_a_pass_recorded_in_two_steps(
+        make_runtime: RuntimeFactory, store_sql: StoreSql, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inserted as it ended, a pass's record holds what a start and a status change would have left."""
+    rt = make_runtime([_noop()])
+    code = "print('one')\nprint('two')\nx = 1 / 0"
+    records = []
+    for begin_after in (3600.0, 0.0):  # with its end / on its own, as soon as the loop turns
+        monkeypatch.setattr(runtime, "BEGIN_AFTER", begin_after)
+        out = await rt.execute(code)
+        assert out["error_type"] == "ZeroDivisionError" and out["logs"] == ["one", "two"], out
+        records.append(store_sql(
+            "SELECT code, status, result, result_note, error, error_type, logs, connectors, inputs, options, passes "
+            "FROM codemode_executions WHERE id = :id", id=out["execution_id"]))
+    assert records[0] == records[1] and len(records[0]) == 1
+    assert records[0][0][1] == "error" and records[0][0][6] == '["one", "two"]'
