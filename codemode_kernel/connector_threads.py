@@ -47,7 +47,21 @@ runs the function and then a ``then`` on the same thread, which makes the reply 
 to the worker (passes.py, ``PassHandler._deliver``; executor/isolated.py, ``_Replies``). The
 loop goes back to its pipes as soon as the thread is woken, and is woken itself only by the
 worker's next request, as for an async connector. The 1 ms wait below stays for every other
-caller (``invoke``: the in-process executor, snippets, revert).
+caller (``invoke``: the in-process executor, snippets, revert). Paired runs from clean trees
+(3,000 calls through the isolated executor, median of 3 a round), against the 1 ms wait: 6
+rounds at load 2.4-3.7, 2,613 -> 4,507 sync calls/s and 200 -> 159 µs of host CPU a call
+(each better in 6 of 6); 6 more at load 2.2-3.0, 4,118 -> 4,987 calls/s and 175 -> 145 µs
+(5 of 6); async calls unchanged. ``benchmarks/call_path.py``: 12.6 µs from the hand-off to the
+connector's code (was 19-28), 1.2 back (was 13-15), the loop thread's CPU a call 127.9 µs
+against 122.2 for async (was 158-202 against 128-130), the connector thread's 26.9.
+Tried and not kept: the loop's short poll for the next request (``WorkerPipe.readline(soon=
+True)``) after a call it handed off, in the same 6 rounds: 4,918 calls/s and 135 µs (higher in
+3 of 6, cheaper in 4 of 6: noise). Not built: the connector thread reading the worker's next
+request itself. The pass's journal connection is used on the loop meanwhile (the deferred
+commit of the pass's start, the outcome timer, search, describe and snippets, the pass's end),
+so a thread could commit the next mark only with every use of that connection under one lock,
+the runtime's included; and with the loop's CPU a sync call down to an async call's, what is
+left to move is a wake-up, not work.
 
 Threads are reused and bounded: one hung connector holds one thread and never blocks a call
 that finds another idle or a free place for a new one; when all ``limit`` threads are busy,

@@ -441,7 +441,8 @@ class _Replies:
         self.lock = threading.Lock()
         self.pending = False   # a reply the host owes (loop sets it on, the writer off)
         self.closed = False
-        self.waiter: asyncio.Future[None] | None = None
+        self.waiter: asyncio.Future[None] | None = None  # the conversation (a kill wakes it too)
+        self.ending: asyncio.Future[None] | None = None  # the pass's end waits (made())
         self.writing: asyncio.Task[None] | None = None
 
     def send(self, reply: dict[str, Any]) -> None:
@@ -453,22 +454,23 @@ class _Replies:
                 line = None
             if line is not None and len(line) <= select.PIPE_BUF:
                 with self.lock:
-                    if self.closed:
-                        return
-                    try:
-                        os.write(run.pipe.in_fd, line)
-                        written = True
-                    except BlockingIOError:  # a worker that did not read what it was sent
-                        written = False
-                    except OSError:  # the worker is gone: the conversation reads the end of its pipe
-                        written = True
+                    written = True
+                    if not self.closed:  # else the pass is over: nobody reads it
+                        try:
+                            os.write(run.pipe.in_fd, line)
+                        except BlockingIOError:  # a worker that did not read what it was sent
+                            written = False
+                        except OSError:  # the worker is gone: the conversation reads the end of its pipe
+                            pass
                     if written:
                         self.pending = False
-                        waiter, self.waiter = self.waiter, None
+                        waiters = (self.waiter, self.ending)
+                        self.waiter = self.ending = None
                 if written:
-                    if waiter is not None:
-                        with contextlib.suppress(RuntimeError):
-                            run.loop.call_soon_threadsafe(_resolve, waiter)
+                    for waiter in waiters:
+                        if waiter is not None:
+                            with contextlib.suppress(RuntimeError):
+                                run.loop.call_soon_threadsafe(_resolve, waiter)
                     return
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody reads the reply
                 run.loop.call_soon_threadsafe(self._write, reply)
@@ -478,6 +480,7 @@ class _Replies:
     def _write(self, reply: dict[str, Any]) -> None:
         """On the loop: the reply goes out as the conversation's replies do."""
         if self.closed:
+            self._made()
             return
         self.writing = self.run.loop.create_task(self._write_out(self.run.checked(reply)))
 
@@ -488,9 +491,16 @@ class _Replies:
             log.exception("isolated executor: unexpected error")
             self.run.kill(SandboxError("ExecutorError", f"internal error of the isolated executor: {exc}"))
         finally:
-            with self.lock:
-                self.pending = False
-            self.wake()
+            self._made()
+
+    def _made(self) -> None:
+        with self.lock:
+            self.pending = False
+            waiters = (self.waiter, self.ending)
+            self.waiter = self.ending = None
+        for waiter in waiters:
+            if waiter is not None:
+                _resolve(waiter)
 
     async def settled(self) -> None:
         """Return once the reply owed is written (or the pass was stopped meanwhile)."""
@@ -499,6 +509,18 @@ class _Replies:
                 return
             self.waiter = waiter = self.run.loop.create_future()
         await waiter
+
+    async def made(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the reply owed to be made (written, or dropped: the pass is
+        over). Its call's outcome is kept before it (passes.py), so the host can store it."""
+        with self.lock:
+            if not self.pending:
+                return
+            if self.ending is None:
+                self.ending = self.run.loop.create_future()
+            ending = self.ending
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(ending), timeout)
 
     def wake(self) -> None:
         """On the loop: whoever waits in :meth:`settled` goes on."""
@@ -520,6 +542,8 @@ def _resolve(future: asyncio.Future[None]) -> None:
 
 
 _ABORT_GRACE = 2.0
+#: Seconds the end of a pass waits for a call a connector's thread still answers (_Replies.made).
+LATE_REPLY_WAIT = 0.001
 _COUNTED = frozenset({"call", "step", "search", "describe", "snippet"})
 
 
@@ -698,6 +722,10 @@ class SubprocessExecutor:
         finally:
             with self._lock:
                 self._running.discard(run)
+            # A call a connector's thread still answers gets as long to finish as the loop once
+            # waited for any sync call (issue 12): a quick one's outcome is then kept before the
+            # runtime records the pass's end, as before.
+            await run.replies.made(LATE_REPLY_WAIT)
             # If the host is still answering a request, that answer finishes on its own (the
             # runtime must not be cancelled mid-write); nothing reaches the killed worker.
             worker.kill()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -303,6 +304,35 @@ async def test_an_interrupt_while_the_thread_answers_neither_crashes_nor_hangs(
     assert again.error is None and next_pass.state.failure is None
     assert again.result == 20
     assert probe.calls["slow"] == 1
+
+
+async def test_a_kill_racing_the_threads_write_decides_the_pass_once(
+        executor: SubprocessExecutor, journal: RuntimeJournal, probe: Probe, caplog: pytest.LogCaptureFixture) -> None:
+    """The connector's own thread interrupts the pass just before it writes the reply, twenty times: each
+    pass ends Interrupted, never hangs or crashes the host, and each call is run and stored once."""
+    def stop_then_reply(n: int) -> int:
+        """Interrupt the running pass, then return (the reply's write races the kill)."""
+        executor.interrupt()
+        return n
+
+    catalog = Catalog.resolve_sync({"probe": ToolSetConnector([stop_then_reply], name="probe")})
+    assert catalog is not None
+    for i in range(20):
+        execution = f"race{i}"
+        journal.insert_execution(execution, "...", ["probe"], {}, {}, passes=1)
+        host = PassHandler(journal=journal, catalog=catalog, state=PassState(execution, 1, {}), search=lambda q: [],
+                           describe=str, snippet=lambda n, i: {}, outcome_bound=0.001)
+        out = await asyncio.wait_for(executor.execute(
+            f"probe.stop_then_reply(n={i})\nprobe.stop_then_reply(n=-1)", {"probe": ["stop_then_reply"]},
+            host=host), DEADLINE)
+        assert out.error is not None and out.error.type == "Interrupted", out.error
+        host.flush()  # what the runtime does; a thread still answering reports its outcome itself
+        loop = asyncio.get_running_loop()
+        end = loop.time() + DEADLINE
+        while (rows := [(e.seq, e.state, e.result) for e in journal.entries(execution)]) != [(0, "applied", str(i))]:
+            assert rows == [(0, "executing", None)] and loop.time() < end, rows
+            await asyncio.sleep(0.001)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 # -- a worker that does not wait for its reply -------------------------------------------------
