@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -29,7 +30,7 @@ from codemode_kernel.journal import JournalStore
 from codemode_kernel.passes import PassHandler, PassState
 from codemode_kernel.runtime_journal import RuntimeJournal, open_journal
 from tests.conftest import StoreSql
-from tests.executor.isolated_support import tampered_executor
+from tests.executor.isolated_support import tampered_executor, wait_gone
 
 pytestmark = pytest.mark.anyio
 
@@ -66,7 +67,7 @@ class Probe:
 
     def __init__(self, store_sql: StoreSql) -> None:
         self.seen: list[list[tuple[Any, ...]]] = []
-        self.calls = {"write": 0, "fail": 0, "slow": 0, "odd": 0, "later": 0}
+        self.calls = {"write": 0, "fail": 0, "slow": 0, "odd": 0, "later": 0, "wide": 0}
         self.release = threading.Event()
         self._sql = store_sql
 
@@ -110,7 +111,12 @@ class Probe:
 
             return value()
 
-        return ToolSetConnector([write, fail, slow, odd, later], name="probe")
+        def wide(n: int) -> str:
+            """A reply just short of what one pipe write sends whole."""
+            self.calls["wide"] += 1
+            return f"{n:04d}" + "x" * 4000
+
+        return ToolSetConnector([write, fail, slow, odd, later, wide], name="probe")
 
 
 @pytest.fixture
@@ -245,7 +251,7 @@ async def executor() -> AsyncIterator[SubprocessExecutor]:
     await made.aclose()
 
 
-NAMES = {"probe": ["fail", "later", "odd", "slow", "write"]}
+NAMES = {"probe": ["fail", "later", "odd", "slow", "wide", "write"]}
 
 
 async def test_a_loop_of_sync_calls_runs_each_once_and_stores_each_before_the_next(
@@ -277,7 +283,7 @@ async def test_replies_too_long_for_one_write_and_exceptions_reach_the_code(
     assert out.result == [20_000, "KeyError: 'k'", 5, 10]
     host.flush()
     assert [row[1] for row in probe.entries()] == ["error", "applied", "applied", "applied"]
-    assert probe.calls == {"write": 1, "fail": 1, "slow": 0, "odd": 1, "later": 1}
+    assert probe.calls == {"write": 1, "fail": 1, "slow": 0, "odd": 1, "later": 1, "wide": 0}
 
 
 async def test_an_interrupt_while_the_thread_answers_neither_crashes_nor_hangs(
@@ -304,6 +310,37 @@ async def test_an_interrupt_while_the_thread_answers_neither_crashes_nor_hangs(
     assert again.error is None and next_pass.state.failure is None
     assert again.result == 20
     assert probe.calls["slow"] == 1
+
+
+async def test_a_reply_made_after_the_pass_is_never_written_to_a_reused_descriptor(
+        executor: SubprocessExecutor, journal: RuntimeJournal, probe: Probe) -> None:
+    """It is an error if a connector's thread that answers after its pass ended writes to the worker's old
+    pipe: its descriptor number, closed with the worker, may belong to anything of the host's by then."""
+    host = handler(journal, probe, 0.001)
+    running = asyncio.ensure_future(executor.execute("probe.slow(n=9)", NAMES, host=host))
+    loop = asyncio.get_running_loop()
+    end = loop.time() + DEADLINE
+    while probe.calls["slow"] == 0:
+        assert loop.time() < end
+        await asyncio.sleep(0.005)
+    isolation = executor.isolation
+    assert isolation is not None
+    assert executor.interrupt()
+    assert (await asyncio.wait_for(running, DEADLINE)).error is not None
+    assert await loop.run_in_executor(None, wait_gone, int(isolation["pid"]))  # reaped: its pipes are closed
+    ours = [os.pipe() for _ in range(16)]  # the lowest free numbers: the worker's old ones among them
+    try:
+        probe.release.set()
+        await until_stored(probe, [(0, "applied", "9", None)])
+        await asyncio.sleep(0.1)  # the reply is made right after the outcome is kept
+        for r, _w in ours:
+            os.set_blocking(r, False)
+            with pytest.raises(BlockingIOError):
+                os.read(r, 1 << 16)
+    finally:
+        for pair in ours:
+            for fd in pair:
+                os.close(fd)
 
 
 async def test_a_kill_racing_the_threads_write_decides_the_pass_once(
@@ -377,3 +414,24 @@ async def test_a_request_sent_before_the_reply_waits_for_the_thread_and_its_outc
     assert out.result == [{"value": 3}, {"value": 40}]
     assert probe.seen == [[(0, "applied", "3", None), (1, "executing", None, None)]]
     assert json.dumps(out.result)  # plain data, as the worker parsed it
+
+
+async def test_replies_to_a_worker_that_does_not_read_them_wait_for_room_and_stay_whole(
+        tampered: Callable[[str], SubprocessExecutor], journal: RuntimeJournal, probe: Probe) -> None:
+    """A worker that sends forty calls before it reads a reply fills its pipe (4 KiB replies): a thread that
+    finds no room hands its reply to the loop, which writes it once there is; every reply arrives whole and
+    in order, and each call runs once."""
+    ex = tampered('''
+        for i in range(40):
+            send({"op": "call", "connector": "probe", "method": "wide", "args": {"n": i}})
+        time.sleep(0.5)  # the host answers meanwhile, until the pipe is full
+        got = [json.loads(recv())["value"] for _ in range(40)]
+        send({"op": "done", "result": [[v[:4], len(v)] for v in got], "variables": {}})
+    ''')
+    host = handler(journal, probe, LONG)
+    out = await asyncio.wait_for(ex.execute("...", NAMES, host=host), DEADLINE)
+    assert out.error is None, out.error
+    assert out.result == [[f"{i:04d}", 4004] for i in range(40)]
+    assert probe.calls["wide"] == 40
+    host.flush()
+    assert [row[:2] for row in probe.entries()] == [(i, "applied") for i in range(40)]
