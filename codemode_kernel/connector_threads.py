@@ -51,9 +51,13 @@ caller (``invoke``: the in-process executor, snippets, revert). Paired runs from
 (3,000 calls through the isolated executor, median of 3 a round), against the 1 ms wait: 6
 rounds at load 2.4-3.7, 2,613 -> 4,507 sync calls/s and 200 -> 159 µs of host CPU a call
 (each better in 6 of 6); 6 more at load 2.2-3.0, 4,118 -> 4,987 calls/s and 175 -> 145 µs
-(5 of 6); async calls unchanged. ``benchmarks/call_path.py``: 12.6 µs from the hand-off to the
-connector's code (was 19-28), 1.2 back (was 13-15), the loop thread's CPU a call 127.9 µs
-against 122.2 for async (was 158-202 against 128-130), the connector thread's 26.9.
+(5 of 6); 6 more at load 1.7-3.1 with the suite of others running, 3,167 -> 3,325 calls/s
+(higher in 4 of 6) and 188 -> 180 µs (lower in 5 of 6): the gain shrinks on a busy machine.
+Async calls unchanged. ``benchmarks/call_path.py`` at load 1.7: 12.6 µs from the hand-off to
+the connector's code (was 19-28), 1.2 back (was 13-15), the loop thread's CPU a call 127.9 µs
+against 122.2 for async (was 158-202 against 128-130), the connector thread's 26.9; at load
+3.3 (3 runs): 28.8 µs to the connector's code, 1.4 back, the sum of a call's segments 196.8 µs
+against 197.0 for async.
 Tried and not kept: the loop's short poll for the next request (``WorkerPipe.readline(soon=
 True)``) after a call it handed off, in the same 6 rounds: 4,918 calls/s and 135 µs (higher in
 3 of 6, cheaper in 4 of 6: noise). Not built: the connector thread reading the worker's next
