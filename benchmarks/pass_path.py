@@ -13,6 +13,8 @@ changed):
   session     the journal's connection in hand (JournalStore.session)
   executor    the executor's execute() called (the pass built: replay plan, handler, namespaces)
   sent        the code written to the worker's pipe (WorkerPipe.write of the run line returned)
+  idle        the loop first waits for events after that (its selector's select() called) ...
+  woke        ... and the last time it woke before the report (select() returned)
   begin       PassStart's overlapped commit begins (JournalStore.start_execution) ...
   begun       ... and ends
   done        the worker's report read and checked (isolated._check_done)
@@ -51,8 +53,8 @@ from codemode_kernel.executor.isolated import SubprocessExecutor
 from codemode_kernel.journal import JournalStore
 from codemode_kernel.runtime import PassStart
 
-POINTS = ["entry", "catalog", "session", "executor", "sent", "begin", "begun", "done", "returned", "ended",
-          "hooked", "exit"]
+POINTS = ["entry", "catalog", "session", "executor", "sent", "idle", "woke", "begin", "begun", "done", "returned",
+          "ended", "hooked", "exit"]
 
 
 def noop(i: int = 0) -> int:
@@ -75,10 +77,29 @@ class Marks:
         if self.on and point not in self.now:
             self.now[point] = (time.perf_counter_ns(), time.thread_time_ns())
 
+    def again(self, point: str) -> None:
+        """Mark ``point`` anew (the last mark wins)."""
+        if self.on:
+            self.now[point] = (time.perf_counter_ns(), time.thread_time_ns())
+
 
 def instrument(rt: CodemodeRuntime, store: JournalStore, mark: Marks) -> Callable[[], None]:
     """Wrap the functions that mark the points; returns what undoes it."""
     undo: list[Callable[[], None]] = []
+    selector = asyncio.get_running_loop()._selector  # type: ignore[attr-defined]
+    select = selector.select
+
+    def marked_select(timeout: float | None = None) -> Any:
+        waiting = "sent" in mark.now and "done" not in mark.now
+        if waiting:
+            mark("idle")
+        events = select(timeout)
+        if waiting:
+            mark.again("woke")
+        return events
+
+    selector.select = marked_select
+    undo.append(lambda: delattr(selector, "select"))
 
     def wrap_attr(owner: Any, name: str, before: str | None, after: str | None, is_async: bool = False) -> None:
         original = getattr(owner, name)
@@ -230,7 +251,7 @@ class Overlapped:
         self.schedule = CodemodeRuntime.__dict__["_schedule_begin"]
         self.fold = PassStart.fold
 
-        def two_turns(callback: Callable[[], None]) -> None:
+        def two_turns(callback: Callable[[], None], soon: bool = True) -> None:
             loop = asyncio.get_running_loop()
             loop.call_soon(loop.call_soon, callback)
 
@@ -247,8 +268,8 @@ class Overlapped:
         PassStart.fold = self.fold  # type: ignore[method-assign]
 
 
-async def paired(gap_ms: float, passes: int) -> dict[str, Any]:
-    """``1 + 1`` through two runtimes, pass by pass in turn (the same load on both): the start
+async def paired(gap_ms: float, passes: int, code: str = "1 + 1") -> dict[str, Any]:
+    """``code`` through two runtimes, pass by pass in turn (the same load on both): the start
     committed while the sandbox runs (:class:`Overlapped`) against as the runtime does it now."""
     with tempfile.TemporaryDirectory() as d:
         runtimes = {name: CodemodeRuntime([ToolSetConnector([noop], name="noop")], store=f"sqlite:///{d}/{name}.db",
@@ -264,9 +285,9 @@ async def paired(gap_ms: float, passes: int) -> dict[str, Any]:
                         await asyncio.sleep(gap_ms / 1000)
                     with Overlapped() if name == "overlapped" else contextlib.nullcontext():
                         t = time.perf_counter()
-                        out = await runtimes[name].execute("1 + 1")
+                        out = await runtimes[name].execute(code)
                         samples[name].append((time.perf_counter() - t) * 1e3)
-                    assert out["result"] == 2, out
+                    assert out["status"] == "completed", out
         finally:
             for rt in runtimes.values():
                 await rt.aclose()
@@ -293,10 +314,11 @@ async def main() -> None:
     ap.add_argument("--gaps", default="0,50,200", help="ms between passes, comma-separated")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--paired", action="store_true", help="the start committed while the sandbox runs, against now")
+    ap.add_argument("--code", default="1 + 1", help="the pass's code with --paired (connector: noop.noop(i=...))")
     args = ap.parse_args()
     if args.paired:
         for g in args.gaps.split(","):
-            r = await paired(float(g), args.passes)
+            r = await paired(float(g), args.passes, args.code)
             print(json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()}))
         return
     results = [await run(float(g), args.passes) for g in args.gaps.split(",")]

@@ -93,6 +93,9 @@ def new_execution_id() -> str:
 #: How long a new execution's pass runs before its start is committed by itself (seconds), when
 #: no request or printed text has needed it first (:class:`PassStart`).
 BEGIN_AFTER = 0.01
+#: A pass that starts within this long (seconds) of the runtime's last pass ending comes back to
+#: back: its start is committed while the sandbox starts, as when its code names a connector.
+BACK_TO_BACK = 0.01
 
 
 class PassStart:
@@ -107,19 +110,24 @@ class PassStart:
     ``execute`` began. A commit that fails stops the pass (its requests get ``abort``; a pass
     still running is cancelled), and the caller gets a ``StoreError`` with nothing recorded.
 
-    A pass that is still running :data:`BEGIN_AFTER` after it was handed over commits by itself
-    (so a long computation shows as ``running`` in the journal). One that ended before that and
-    asked the host nothing is inserted as it ended, with the prune, in one transaction
-    (:meth:`fold`): one commit a pass instead of two, and no update of the row just inserted.
-    Committing while the sandbox ran (two loop turns after the code was sent, 049fa59) cost
-    more than it overlapped: the woken worker shares the host's CPU, and
-    ``benchmarks/pass_path.py`` measured the code-sent-to-done time of ``1 + 1`` 50 ms apart
-    at 1,368-1,832 us with that commit against 867-940 us for the executor alone, and 878-885 us
-    with the commit after the worker's report.
+    A pass whose code names a connector or ``codemode`` commits while the sandbox starts (two loop
+    turns after the code is handed over): its first request would otherwise wait for the commit.
+    So does one that comes back to back (:data:`BACK_TO_BACK`): then the sandbox most often runs
+    on the other CPU and the commit overlaps it (paired, the fold below was 0.16 ms slower there,
+    median of five runs). Any other pass commits by itself only if it is still running
+    :data:`BEGIN_AFTER` after it was handed over (so a long computation shows as ``running`` in
+    the journal); one that ended before that and asked the host nothing is inserted as it ended,
+    with the prune, in one transaction (:meth:`fold`): one commit a pass instead of two, and no
+    update of the row. A spaced pass that committed while the sandbox ran (two loop turns after
+    the code was sent, 049fa59) paid more than it overlapped: the woken worker shares the host's
+    CPU, and ``benchmarks/pass_path.py`` measured the code-sent-to-done time of ``1 + 1`` 50 ms
+    apart at 1,368-1,832 us with that commit against 867-940 us for the executor alone, and
+    878-885 us with the commit after the worker's report.
     """
 
-    def __init__(self, commit: Callable[..., object]) -> None:
+    def __init__(self, commit: Callable[..., object], *, soon: bool = False) -> None:
         self._commit = commit  # takes ended={...}: the execution as its pass ended (record)
+        self.soon = soon  # commit while the sandbox starts, not only after BEGIN_AFTER
         self._done = False
         self.folded = False  # the start is recorded with the pass's end
         self.recorded = False  # ... and that end is committed
@@ -153,17 +161,19 @@ class PassStart:
         self._commit(ended=ended)
         self.recorded = True
 
-    def overlap(self, schedule: Callable[[Callable[[], None]], object]) -> None:
-        """Have ``schedule`` commit while the pass runs (the runtime is about to await it)."""
+    def overlap(self, schedule: Callable[[Callable[[], None], bool], object]) -> None:
+        """Have ``schedule`` commit while the pass runs (the runtime is about to await it): soon
+        when its code names a connector or ``codemode`` (a request is likely to wait for it), else
+        only if it runs on (``soon`` False)."""
         self._task = asyncio.current_task()
         self.passing = True
-        self._timer = schedule(self._overlapped)
+        self._timer = schedule(self._overlapped, self.soon)
 
     def stop(self) -> None:
         """The pass is over: no commit comes by itself any more."""
         self.passing = False
         timer, self._timer = self._timer, None
-        if isinstance(timer, asyncio.TimerHandle):
+        if isinstance(timer, asyncio.Handle):
             timer.cancel()
 
     def _overlapped(self) -> None:
@@ -251,6 +261,7 @@ class CodemodeRuntime:
         self._catalogs = CatalogResolver(self._connectors, resolved=Catalog.resolve_sync(self._connectors),
                                          on_resolve=self._discovery.invalidate)
         self._active: set[str] = set()
+        self._last_end = float("-inf")  # time.monotonic() when the last pass ended (BACK_TO_BACK)
         self._closed = False
 
     # -- configuration ------------------------------------------------------------------------
@@ -329,7 +340,9 @@ class CodemodeRuntime:
                 t = now_ms()
                 row = ExecutionRow(self.name, execution_id, code, "running", None, None, None, None, [],
                                    connectors, encoded_inputs, options, 1, t, t)
-                return await self._pass(j, row, catalog, None, on_output, begin=PassStart(start))
+                soon = time.monotonic() - self._last_end < BACK_TO_BACK or _may_ask(code, catalog)
+                begin = PassStart(start, soon=soon)
+                return await self._pass(j, row, catalog, None, on_output, begin=begin)
         except StoreError as exc:  # the journal failed (locked, full, …): data, like every other failure
             return _error_output(execution_id, "StoreError", str(exc))
 
@@ -412,6 +425,7 @@ class CodemodeRuntime:
                 f"the executor failed during the pass ({type(exc).__name__}: {_clip(str(exc))})")))
         finally:
             self._active.discard(execution_id)
+            self._last_end = time.monotonic()
             if begin is not None:
                 begin.stop()
         if begin is not None and not begin.fold() and (failed := begin.error) is not None:
@@ -447,10 +461,15 @@ class CodemodeRuntime:
             return _error_output(execution_id, "HostError", text, result.logs)
 
     @staticmethod
-    def _schedule_begin(callback: Callable[[], None]) -> object:
-        """Run ``callback`` (commit the start) if the pass still runs :data:`BEGIN_AFTER` from now;
-        the timer (:meth:`PassStart.stop` cancels it). Earlier is never needed: the gates hold."""
-        return asyncio.get_running_loop().call_later(BEGIN_AFTER, callback)
+    def _schedule_begin(callback: Callable[[], None], soon: bool) -> object:
+        """Run ``callback`` (commit the start) if the pass still runs :data:`BEGIN_AFTER` from now, or
+        (``soon``) once the executor has handed the code to the sandbox: two loop turns on (the
+        executor starts its conversation in a task of its own, which writes the code in its first
+        step); the timer, which :meth:`PassStart.stop` cancels. The gates hold whenever it comes."""
+        loop = asyncio.get_running_loop()
+        if soon:
+            return loop.call_soon(loop.call_soon, callback)  # the handle of the first turn: cancelled with it
+        return loop.call_later(BEGIN_AFTER, callback)
 
     async def _end_pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, state: PassState,
                         result: ExecuteResult, folded: PassStart | None = None) -> dict[str, Any]:
@@ -861,6 +880,12 @@ def _record_end(j: RuntimeJournal, execution_id: str, status: str, folded: PassS
         return j.transition(execution_id, ["running"], status, settle_pending=settle_pending, **fields)
     folded.record({"status": status, **fields})
     return True
+
+
+def _may_ask(code: str, catalog: Catalog) -> bool:
+    """Whether ``code`` names a connector or ``codemode``: a pass that does will likely ask the host
+    something, and its first request would wait for the start's commit (:class:`PassStart`)."""
+    return "codemode" in code or any(name in code for name in catalog.methods)
 
 
 def _refused(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

@@ -89,7 +89,7 @@ async def test_no_request_is_answered_before_the_start_is_recorded(
                               id=ctx.execution_id))
         return "looked"
 
-    def never(callback: Callable[[], None]) -> None:
+    def never(callback: Callable[[], None], soon: bool) -> None:
         """The overlapped commit never comes by itself."""
 
     monkeypatch.setattr(CodemodeRuntime, "_schedule_begin", staticmethod(never))
@@ -110,7 +110,7 @@ async def test_a_late_start_failure_stops_the_pass_at_its_first_request(
     """When the failing commit is first tried by a request (not overlapped), that request and
     every later one are refused and nothing runs."""
     conn, calls = _counter()
-    monkeypatch.setattr(CodemodeRuntime, "_schedule_begin", staticmethod(lambda callback: None))
+    monkeypatch.setattr(CodemodeRuntime, "_schedule_begin", staticmethod(lambda callback, soon: None))
     rt = make_runtime([conn], store=StartFails(db_url))
     shown: list[str] = []
     out = await rt.execute("print('hi')\ntry:\n    counter.bump()\nexcept BaseException:\n    pass\ncounter.bump()",
