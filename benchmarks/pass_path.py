@@ -41,7 +41,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -133,20 +133,11 @@ def instrument(rt: CodemodeRuntime, store: JournalStore, mark: Marks) -> Callabl
     wrap_attr(rt, "_hooks", None, "hooked", is_async=True)
     session = store.session
 
-    def marked_session() -> Any:
-        cm = session()
-        outer = cm.__enter__
-
-        class Entered:
-            def __enter__(self) -> Any:
-                conn = outer()
-                mark("session")
-                return conn
-
-            def __exit__(self, *exc: Any) -> Any:
-                return cm.__exit__(*exc)
-
-        return Entered()
+    @contextlib.contextmanager
+    def marked_session() -> Iterator[Any]:
+        with session() as conn:
+            mark("session")
+            yield conn
 
     store.session = marked_session  # type: ignore[method-assign]
     undo.append(lambda: delattr(store, "session"))
