@@ -31,8 +31,8 @@ from typing import Any
 
 import pytest
 
-from codemode_kernel import CodemodeRuntime, Connector, ExecutionContext, Tool, tool
-from codemode_kernel.executor.isolated import SubprocessExecutor
+from codemode_kernel import CodemodeRuntime, Connector, ExecutionContext, Tool, ToolSetConnector, tool
+from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
 from codemode_kernel.journal import JournalStore
 from tests.conftest import RuntimeFactory, StoreSql
 
@@ -340,3 +340,110 @@ async def test_a_host_killed_around_a_thread_answered_call_never_leaves_it_appli
     assert rows[2:] in ([], [(2, "executing", None)]), rows
     for _seq, state, result in rows:
         assert (state, result is None) in (("executing", True), ("applied", False)), rows
+
+
+# -- a late answer, the next pass's worker, and connectors that do odd things ------------------
+
+
+async def test_a_call_answered_after_its_pass_timed_out_never_reaches_the_next_pass_s_worker(
+        db_url: str, counting: Counting) -> None:
+    """A pass stopped by its wall-clock limit while a sync connector runs: the connector answers while the next
+    pass (a fresh worker, whose pipes may take the old numbers) makes three hundred calls; that pass gets exactly
+    its own replies, and the late call ran once."""
+    rt = CodemodeRuntime([counting], store=db_url, executor=SubprocessExecutor(Limits(timeout=1.0)))
+    try:
+        out = await asyncio.wait_for(rt.execute("p.hang(n=424242)"), DEADLINE)
+        assert out["status"] == "error" and out["error_type"] == "Timeout", out
+        following = asyncio.ensure_future(rt.execute("[p.tag(i=i) for i in range(300)]"))
+        await until(lambda: any(key[0] == "tag" and key[2] == 5 for key in counting.runs))
+        counting.release.set()  # the late answer is made while the next pass runs
+        done = await asyncio.wait_for(following, DEADLINE)
+        assert done["status"] == "completed", done
+        eid = done["execution_id"]
+        assert done["result"] == [f"{eid}:{i}:{i}" for i in range(300)]
+        assert counting.runs[("hang", 424242)] == 1
+    finally:
+        counting.release.set()
+        await rt.aclose()
+
+
+class Reentrant(Connector):
+    """A sync connector whose method runs a nested execution on the same runtime, on the host's loop."""
+
+    name = "r"
+
+    def __init__(self) -> None:
+        self.runtime: CodemodeRuntime | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.runs = Counter[str]()
+
+    def nested(self, n: int) -> Any:
+        """Run an execution inside this call and return its output."""
+        self.runs["nested"] += 1
+        assert self.runtime is not None and self.loop is not None
+        code = f"[r.plain(n={n}), r.plain(n={n + 1})]"
+        return asyncio.run_coroutine_threadsafe(self.runtime.execute(code), self.loop).result(DEADLINE)
+
+    def plain(self, n: int) -> int:
+        """A number."""
+        self.runs["plain", n] += 1
+        return n
+
+    def tools(self) -> dict[str, Tool]:
+        return {"nested": tool(self.nested), "plain": tool(self.plain)}
+
+
+async def test_a_connector_that_reenters_the_runtime_from_its_thread_gets_its_own_execution(
+        make_runtime: RuntimeFactory, store_sql: StoreSql) -> None:
+    """A sync connector that runs a whole execution on the same runtime while its own call is open: the nested
+    execution completes with its own replies, the outer one gets the nested output as its call's result, and each
+    call runs once and is stored under its own execution."""
+    connector = Reentrant()
+    rt = make_runtime([connector])
+    connector.runtime, connector.loop = rt, asyncio.get_running_loop()
+    out = await asyncio.wait_for(rt.execute("a = r.nested(n=1)\nb = r.plain(n=9)\n[a, b]"), DEADLINE)
+    assert out["status"] == "completed", out
+    inner, b = out["result"]
+    assert b == 9
+    assert inner["status"] == "completed" and inner["result"] == [1, 2]
+    assert inner["execution_id"] != out["execution_id"]
+    outer_rows = store_sql("SELECT seq, state FROM codemode_entries WHERE execution_id = :e ORDER BY seq",
+                           e=out["execution_id"])
+    inner_rows = store_sql("SELECT seq, state, result FROM codemode_entries WHERE execution_id = :e ORDER BY seq",
+                           e=inner["execution_id"])
+    assert outer_rows == [(0, "applied"), (1, "applied")]
+    assert inner_rows == [(0, "applied", "1"), (1, "applied", "2")]
+    assert connector.runs == Counter({"nested": 1, ("plain", 1): 1, ("plain", 2): 1, ("plain", 9): 1})
+
+
+async def test_an_awaitable_that_never_finishes_is_ended_by_interrupt_and_holds_nothing_else(
+        db_url: str, counting: Counting) -> None:
+    """A sync connector that returns an awaitable which never completes (awaited on the loop): Interrupt ends the
+    pass as Interrupted with the call executing, the next pass runs, and closing the runtime returns."""
+    forever = asyncio.Event()
+    started = threading.Event()
+
+    def stuck(n: int) -> Any:
+        """A sync wrapper around async code that never finishes."""
+        started.set()
+
+        async def wait() -> int:
+            await forever.wait()
+            return n
+
+        return wait()
+
+    rt = CodemodeRuntime([counting, ToolSetConnector([stuck], name="q")], store=db_url, executor=SubprocessExecutor())
+    try:
+        running = asyncio.ensure_future(rt.execute("q.stuck(n=1)"))
+        await until(started.is_set)
+        await asyncio.sleep(0.05)
+        assert rt.executor.interrupt()
+        out = await asyncio.wait_for(running, DEADLINE)
+        assert out["status"] == "error" and out["error_type"] == "Interrupted", out
+        assert counting.entries(out["execution_id"]) == [(0, "executing", None)]
+        after = await asyncio.wait_for(rt.execute("p.write(n=4)"), DEADLINE)
+        assert after["status"] == "completed" and after["result"] == 40, after
+    finally:
+        await asyncio.wait_for(rt.aclose(), DEADLINE)
+        forever.set()
