@@ -19,7 +19,7 @@ reads the action of a method from its HTTP method and path (:mod:`search`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from codemode_kernel.discovery.text import stem
 
@@ -275,6 +275,17 @@ PHRASES: Mapping[str, str] = {
     "user group": "usergroup", "user groups": "usergroup",
 }
 
+# The groups of RELATED whose words stand for one another as verbs (by their first word): "send deliver post dispatch
+# mail email text notify message" are synonyms in the dictionaries' verb senses (to send a message, to mail, to text
+# someone); as nouns, "a message" and "a post" are not a sending. A request word read as a noun (roles.word_roles)
+# brings only the relatives of its other groups, those whose words are synonyms as nouns ("message sms text mms email
+# mail"). Every other group, and every glossary line (resources), is a noun group. Round 11.
+_VERB_GROUP_HEADS = """
+get list create delete update replace search star send cancel start rerun merge close download upload invite approve
+reject lock unlock archive mute follow assign protect transfer pause give evict leave kick announce restore test
+"""
+VERB_GROUPS = frozenset(_VERB_GROUP_HEADS.split())
+
 # Below 1 so the request's own word still ranks first where the catalog has it. Chosen on the
 # tuning two thirds of bench_discovery's intents (issue 13, round 3): 0.5 -> 0.8 moved top-5
 # 60.5 -> 65.3 % and paraphrase top-5 34.9 -> 47.0 % there; on the held-out third, top-1
@@ -282,12 +293,14 @@ PHRASES: Mapping[str, str] = {
 RELATED_WEIGHT = 0.8
 
 
-def _build() -> tuple[dict[str, dict[str, float]], dict[str, tuple[str, ...]]]:
+def _build() -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]], dict[str, tuple[str, ...]]]:
     related: dict[str, dict[str, float]] = {}
+    nominal: dict[str, dict[str, float]] = {}  # the same through noun groups only
     for line in (RELATED + GLOSSARY).strip().splitlines():
         # A compound ("network_policy") is the words an API spells it with: a request's word
         # brings them all in, but the compound's own words, each common alone, bring nothing.
         members = [tuple(stem(w) for w in m.split("_")) for m in line.split()]
+        noun_group = not members or line.split()[0] not in VERB_GROUPS
         for a in members:
             if len(a) != 1:
                 continue
@@ -295,11 +308,13 @@ def _build() -> tuple[dict[str, dict[str, float]], dict[str, tuple[str, ...]]]:
                 for part in b:
                     if part != a[0]:
                         related.setdefault(a[0], {})[part] = RELATED_WEIGHT
+                        if noun_group:
+                            nominal.setdefault(a[0], {})[part] = RELATED_WEIGHT
     aliases = {stem(k): tuple(stem(w) for w in v.split()) for k, v in ALIASES.items()}
-    return related, aliases
+    return related, nominal, aliases
 
 
-_RELATED, _ALIASES = _build()
+_RELATED, _NOMINAL, _ALIASES = _build()
 _PHRASES = sorted(((tuple(k.split()), v) for k, v in PHRASES.items()), key=lambda kv: -len(kv[0]))
 
 
@@ -319,11 +334,12 @@ def rewrite(words: list[str]) -> list[str]:
     return out
 
 
-def expand(query_stems: list[str]) -> list[tuple[str, float, int]]:
+def expand(query_stems: list[str], nouns: Collection[int] = ()) -> list[tuple[str, float, int]]:
     """(stem, weight, source index) for a query: its words, their aliases, then related words.
 
     ``source index`` says which query word a term came from, so a ranker can count how
-    many of the query's words a method covers, whatever spelling matched.
+    many of the query's words a method covers, whatever spelling matched. A word whose index
+    is in ``nouns`` (read as a noun from its context) brings only its noun groups' relatives.
     """
     out: dict[str, tuple[float, int]] = {}
 
@@ -337,6 +353,6 @@ def expand(query_stems: list[str]) -> list[tuple[str, float, int]]:
             put(a, 1.0, i)
     for i, s in enumerate(query_stems):
         for base in (s, *_ALIASES.get(s, ())):
-            for r, w in _RELATED.get(base, {}).items():
+            for r, w in (_NOMINAL if i in nouns else _RELATED).get(base, {}).items():
                 put(r, w, i)
     return [(t, w, i) for t, (w, i) in out.items()]
