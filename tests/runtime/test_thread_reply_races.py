@@ -452,3 +452,29 @@ async def test_an_awaitable_that_never_finishes_is_ended_by_interrupt_and_holds_
     finally:
         await asyncio.wait_for(rt.aclose(), DEADLINE)
         forever.set()
+
+
+async def test_execute_cancelled_as_the_thread_answers_still_stores_the_call_once(
+        make_runtime: RuntimeFactory, store_sql: StoreSql) -> None:
+    """The connector's own thread cancels the caller's execute() just before it returns, twenty times: each
+    execute() raises CancelledError, and each call ran once and is stored applied with its result (the end of the
+    pass waits for the reply owed, and the cancelled runtime flushes the outcome it left)."""
+    loop = asyncio.get_running_loop()
+    current: dict[str, asyncio.Future[Any]] = {}
+    runs: Counter[int] = Counter()
+
+    def write(n: int) -> int:
+        """Cancel the caller, then answer."""
+        runs[n] += 1
+        loop.call_soon_threadsafe(current["task"].cancel)
+        return n * 10
+
+    rt = make_runtime([ToolSetConnector([write], name="p")])
+    for i in range(20):
+        task = current["task"] = asyncio.ensure_future(
+            rt.execute(f"p.write(n={i})\nx = 0\nfor k in range(100000):\n    x += k"))
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(task), DEADLINE)
+    rows = store_sql("SELECT n.state, n.result FROM codemode_entries n ORDER BY n.result")
+    assert sorted(rows, key=lambda r: int(r[1] or -1)) == [("applied", str(i * 10)) for i in range(20)]
+    assert runs == Counter({i: 1 for i in range(20)})
