@@ -478,3 +478,21 @@ async def test_execute_cancelled_as_the_thread_answers_still_stores_the_call_onc
     rows = store_sql("SELECT n.state, n.result FROM codemode_entries n ORDER BY n.result")
     assert sorted(rows, key=lambda r: int(r[1] or -1)) == [("applied", str(i * 10)) for i in range(20)]
     assert runs == Counter({i: 1 for i in range(20)})
+
+
+@pytest.mark.parametrize(("ending", "status"), [("1 / 0", "error"), ("p.gate(n=1)", "paused"),
+                                                ("codemode.step('s', lambda: len(b))", "completed")])
+async def test_the_last_thread_answered_outcome_is_committed_before_any_end_of_the_pass(
+        make_runtime: RuntimeFactory, db_url: str, store_sql: StoreSql, counting: Counting,
+        monkeypatch: pytest.MonkeyPatch, ending: str, status: str) -> None:
+    """Sync calls back to back and then the pass fails, pauses or completes: when its end is recorded every call
+    before it is applied (the outcome timer off, so nothing but the end's own flush can have stored the last)."""
+    monkeypatch.setattr(passes, "OUTCOME_BOUND", 3600.0)
+    store = Watching(db_url, store_sql)
+    rt = make_runtime([counting], store=store)
+    out = await rt.execute(f"b = [p.write(n=k) for k in range(3)]\n{ending}")
+    assert out["status"] == status, out
+    ends = [seen for what, _subject, seen in store.at if what == "transition"]
+    assert len(ends) == 1, store.at
+    assert [r[:2] for r in ends[0]][:3] == [(0, "applied"), (1, "applied"), (2, "applied")], ends
+    assert counting.runs == Counter({("write", k): 1 for k in range(3)})
