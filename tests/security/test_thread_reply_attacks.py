@@ -295,3 +295,39 @@ async def test_a_long_reply_stuck_in_a_full_pipe_reaches_no_descriptor_opened_af
             for fd in pair:
                 os.close(fd)
     assert probe.calls["big"] == 1 and probe.calls["slow"] == 0
+
+
+async def test_a_worker_that_closed_its_input_gets_no_reply_and_the_host_goes_on(
+        tampered: Callable[..., SubprocessExecutor], journal: RuntimeJournal, probe: Probe) -> None:
+    """A worker that closes its end of the reply pipe and then calls: the thread's write fails (EPIPE, no signal
+    in the host), the host reads on, takes the worker's report, and the call ran once and is stored."""
+    ex = tampered('''
+        inp.close()
+        os.close(0)
+        send({"op": "call", "connector": "probe", "method": "write", "args": {"n": 6}})
+        time.sleep(0.2)
+        send({"op": "done", "result": "closed", "variables": {}})
+    ''')
+    host = handler(journal, probe)
+    out = await asyncio.wait_for(ex.execute("...", NAMES, host=host), DEADLINE)
+    assert out.error is None and out.result == "closed", out
+    host.flush()
+    assert probe.entries() == [(0, "applied", "60", None)]
+    assert probe.calls["write"] == 1
+
+
+async def test_the_call_limit_counts_thread_answered_calls_and_nothing_past_it_runs(
+        executor: SubprocessExecutor, journal: RuntimeJournal, probe: Probe) -> None:
+    """A loop of sync calls past Limits.max_calls is stopped at the limit: exactly that many ran, each is
+    stored applied, and the pass's error names the limit."""
+    limited = SubprocessExecutor(Limits(max_calls=5))
+    try:
+        host = handler(journal, probe)
+        out = await limited.execute("[probe.write(n=i) for i in range(50)]", NAMES, host=host)
+    finally:
+        await limited.aclose()
+    assert out.error is not None and out.error.type == "LimitExceeded", out
+    assert "more than 5" in out.error.message and "max_calls" in out.error.message
+    host.flush()
+    assert probe.entries() == [(i, "applied", str(i * 10), None) for i in range(5)]
+    assert probe.calls["write"] == 5
