@@ -331,3 +331,23 @@ async def test_the_call_limit_counts_thread_answered_calls_and_nothing_past_it_r
     host.flush()
     assert probe.entries() == [(i, "applied", str(i * 10), None) for i in range(5)]
     assert probe.calls["write"] == 5
+
+
+async def test_a_worker_that_ignores_the_call_limit_is_stopped_by_the_host_at_it(
+        tampered: Callable[..., SubprocessExecutor], journal: RuntimeJournal, probe: Probe) -> None:
+    """A tampered worker that keeps calling past Limits.max_calls (each reply read) is killed by the host at the
+    limit: exactly that many calls ran, each stored applied."""
+    ex = tampered('''
+        for i in range(50):
+            send({"op": "call", "connector": "probe", "method": "write", "args": {"n": i}})
+            if not recv():
+                break
+        time.sleep(60)
+    ''', Limits(timeout=DEADLINE, max_calls=5))
+    host = handler(journal, probe)
+    out = await asyncio.wait_for(ex.execute("...", NAMES, host=host), DEADLINE)
+    assert out.error is not None and out.error.type == "LimitExceeded", out
+    assert "max_calls=5" in out.error.message
+    host.flush()
+    assert probe.entries() == [(i, "applied", str(i * 10), None) for i in range(5)]
+    assert probe.calls["write"] == 5
