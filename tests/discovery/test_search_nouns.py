@@ -49,6 +49,21 @@ CATALOG = [
 ]
 
 
+# The same with a commit's checks and statuses and a channel's history.
+WITH_CHECKS = [
+    *CATALOG,
+    SearchDocument(key="github.repos_get_combined_status_for_ref", connector="github",
+                   name="repos_get_combined_status_for_ref", summary="Get the combined status for a specific reference",
+                   http_method="GET", http_path=f"{_REPO}/commits/{{ref}}/status"),
+    SearchDocument(key="github.checks_list_for_ref", connector="github", name="checks_list_for_ref",
+                   summary="List check runs for a Git reference", http_method="GET",
+                   http_path=f"{_REPO}/commits/{{ref}}/check-runs"),
+    SearchDocument(key="slack.conversations_history", connector="slack", name="conversations_history",
+                   summary="Fetches a conversation's history of messages and events.", http_method="GET",
+                   http_path="/conversations.history"),
+]
+
+
 def _roles(request: str) -> dict[str, str]:
     tokens = words(request)
     return {w: r for w, r in zip(tokens, word_roles(tokens, STOP), strict=True) if r}
@@ -60,6 +75,7 @@ def _roles(request: str) -> dict[str, str]:
     ("read my unread mail", "mail", NOUN),  # after a possessive
     ("archive the last 5 texts", "texts", NOUN),  # after a number
     ("forward everything from support", "support", NOUN),  # after a preposition
+    ("which channels am I in", "channels", NOUN),  # after an interrogative determiner
     ("message the team", "message", VERB),  # first in an imperative
     ("mail the report to finance", "mail", VERB),
     ("text Bob", "text", VERB),
@@ -82,6 +98,12 @@ def test_a_noun_brings_its_noun_relatives_and_not_its_verb_ones() -> None:
     assert {stem(w) for w in ("mail", "email", "sms")} <= as_noun
     assert as_noun.isdisjoint(stem(w) for w in ("send", "deliver", "dispatch"))
     assert {stem(w) for w in ("send", "deliver", "dispatch", "mail")} <= as_verb
+
+
+def test_a_verb_group_s_own_nouns_keep_its_verb() -> None:
+    """'the details of a charge' asks for its get: "detail" is a noun of the get group ("get fetch ... detail info"),
+    and as a noun it still brings the get (else "which certificate details ..., id abc" found the list)."""
+    assert stem("get") in {t for t, _w, _src in expand([stem("details")], nouns={0})}
 
 
 def test_every_verb_group_names_a_group_of_the_lexicon() -> None:
@@ -124,3 +146,11 @@ def test_a_request_that_says_no_action_keeps_a_noun_s_verb_senses() -> None:
     create group's "build") is all it says of what to do, and the check run's create stays first."""
     ranked = SearchIndex(CATALOG).rank("the build passed for this commit", limit=2)[0]
     assert [key for key, _score in ranked] == ["github.checks_create", "github.actions_list_workflow_runs"]
+
+
+def test_a_question_s_noun_brings_no_verb_sense() -> None:
+    """'what checks': "checks" is a noun (the interrogative determiner before it), whose relatives are a commit's
+    status, not the verb group "get fetch read ... check look" that finds Slack's history ("Fetches ...")."""
+    ranked = SearchIndex(WITH_CHECKS).rank("what checks failed on this commit", limit=2)[0]
+    assert [key for key, _score in ranked] == ["github.checks_list_for_ref",
+                                               "github.repos_get_combined_status_for_ref"]
