@@ -353,19 +353,19 @@ async def test_a_host_killed_around_a_thread_answered_call_never_leaves_it_appli
 async def test_a_call_answered_after_its_pass_timed_out_never_reaches_the_next_pass_s_worker(
         db_url: str, counting: Counting) -> None:
     """A pass stopped by its wall-clock limit while a sync connector runs: the connector answers while the next
-    pass (a fresh worker, whose pipes may take the old numbers) makes three hundred calls; that pass gets exactly
-    its own replies, and the late call ran once."""
-    rt = CodemodeRuntime([counting], store=db_url, executor=SubprocessExecutor(Limits(timeout=1.0)))
+    pass (a fresh worker, whose pipes may take the old numbers) makes 150 calls; that pass gets exactly its own
+    replies, and the late call ran once."""
+    rt = CodemodeRuntime([counting], store=db_url, executor=SubprocessExecutor(Limits(timeout=3.0)))
     try:
         out = await asyncio.wait_for(rt.execute("p.hang(n=424242)"), DEADLINE)
         assert out["status"] == "error" and out["error_type"] == "Timeout", out
-        following = asyncio.ensure_future(rt.execute("[p.tag(i=i) for i in range(300)]"))
+        following = asyncio.ensure_future(rt.execute("[p.tag(i=i) for i in range(150)]"))
         await until(lambda: any(key[0] == "tag" and key[2] == 5 for key in counting.runs))
         counting.release.set()  # the late answer is made while the next pass runs
         done = await asyncio.wait_for(following, DEADLINE)
         assert done["status"] == "completed", done
         eid = done["execution_id"]
-        assert done["result"] == [f"{eid}:{i}:{i}" for i in range(300)]
+        assert done["result"] == [f"{eid}:{i}:{i}" for i in range(150)]
         assert counting.runs[("hang", 424242)] == 1
     finally:
         counting.release.set()
