@@ -353,3 +353,31 @@ async def test_a_worker_that_ignores_the_call_limit_is_stopped_by_the_host_at_it
     host.flush()
     assert probe.entries() == [(i, "applied", str(i * 10), None) for i in range(5)]
     assert probe.calls["write"] == 5
+
+
+async def test_a_worker_killed_from_outside_while_a_thread_answers_ends_the_pass_and_the_next_runs(
+        executor: SubprocessExecutor, journal: RuntimeJournal, probe: Probe) -> None:
+    """The worker is SIGKILLed (the OOM killer, a user) while a connector's thread runs its call: the pass ends as
+    a crashed worker, the thread's late reply goes nowhere, the call ran once and its outcome is stored, and the
+    executor serves the next pass."""
+    import signal
+
+    host = handler(journal, probe, 0.001)
+    running = asyncio.ensure_future(executor.execute("probe.slow(n=8)", NAMES, host=host))
+    await until(probe.entered.is_set)
+    pid = (executor.isolation or {}).get("pid")
+    assert isinstance(pid, int)
+    os.kill(pid, signal.SIGKILL)
+    out = await asyncio.wait_for(running, DEADLINE)
+    assert out.error is not None and out.error.type == "WorkerCrashed", out
+    assert "SIGKILL" in out.error.message
+    probe.release.set()
+    await until(lambda: probe.entries() == [(0, "applied", "8", None)])
+    journal.insert_execution("e2", "...", ["probe"], {}, {}, passes=1)
+    catalog = Catalog.resolve_sync({"probe": probe.connector()})
+    assert catalog is not None
+    second = PassHandler(journal=journal, catalog=catalog, state=PassState("e2", 1, {}), search=lambda q: [],
+                         describe=str, snippet=lambda n, i: {}, outcome_bound=LONG)
+    again = await executor.execute("probe.write(n=3)", NAMES, host=second)
+    assert again.error is None and again.result == 30, again
+    assert probe.calls["slow"] == 1 and probe.calls["write"] == 1
