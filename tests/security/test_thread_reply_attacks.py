@@ -359,7 +359,7 @@ async def test_a_worker_killed_from_outside_while_a_thread_answers_ends_the_pass
         executor: SubprocessExecutor, journal: RuntimeJournal, probe: Probe) -> None:
     """The worker is SIGKILLed (the OOM killer, a user) while a connector's thread runs its call: the pass ends as
     a crashed worker, the thread's late reply goes nowhere, the call ran once and its outcome is stored, and the
-    executor serves the next pass."""
+    executor serves the next pass; the reply made after the worker is reaped reaches no descriptor opened since."""
     import signal
 
     host = handler(journal, probe, 0.001)
@@ -371,8 +371,20 @@ async def test_a_worker_killed_from_outside_while_a_thread_answers_ends_the_pass
     out = await asyncio.wait_for(running, DEADLINE)
     assert out.error is not None and out.error.type == "WorkerCrashed", out
     assert "SIGKILL" in out.error.message
-    probe.release.set()
-    await until(lambda: probe.entries() == [(0, "applied", "8", None)])
+    assert await asyncio.get_running_loop().run_in_executor(None, wait_gone, pid)  # reaped: its pipes closed
+    ours = [os.pipe() for _ in range(16)]  # the lowest free numbers: the worker's old ones among them
+    try:
+        probe.release.set()
+        await until(lambda: probe.entries() == [(0, "applied", "8", None)])
+        await asyncio.sleep(0.1)  # the reply is made right after the outcome is kept
+        for r, _w in ours:
+            os.set_blocking(r, False)
+            with pytest.raises(BlockingIOError):
+                os.read(r, 1 << 16)
+    finally:
+        for pair in ours:
+            for fd in pair:
+                os.close(fd)
     journal.insert_execution("e2", "...", ["probe"], {}, {}, passes=1)
     catalog = Catalog.resolve_sync({"probe": probe.connector()})
     assert catalog is not None
