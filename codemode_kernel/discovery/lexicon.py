@@ -296,7 +296,7 @@ VERB_GROUP_NOUNS = frozenset({"detail", "info", "information"})
 RELATED_WEIGHT = 0.8
 
 
-_GROUP_NOUN_STEMS = frozenset(stem(w) for w in VERB_GROUP_NOUNS)
+VERB_NOUN_STEMS = frozenset(stem(w) for w in VERB_GROUP_NOUNS)
 
 
 def _build() -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]], dict[str, tuple[str, ...]]]:
@@ -314,7 +314,7 @@ def _build() -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]], 
                 for part in b:
                     if part != a[0]:
                         related.setdefault(a[0], {})[part] = RELATED_WEIGHT
-                        if noun_group or a[0] in _GROUP_NOUN_STEMS:
+                        if noun_group or a[0] in VERB_NOUN_STEMS:
                             nominal.setdefault(a[0], {})[part] = RELATED_WEIGHT
     aliases = {stem(k): tuple(stem(w) for w in v.split()) for k, v in ALIASES.items()}
     return related, nominal, aliases

@@ -114,6 +114,7 @@ def test_every_verb_group_names_a_group_of_the_lexicon() -> None:
 
 NOUN_REQUESTS = [
     ("star an important message", "slack.stars_add"),
+    ("bookmark an important message", "slack.stars_add"),
     ("save this message for later", "slack.stars_add"),
     ("archive the last 5 texts", "gmail.gmail_users_messages_modify"),
     ("archive my unread mail", "gmail.gmail_users_messages_modify"),
@@ -134,6 +135,15 @@ def test_the_noun_reading_is_what_finds_them(monkeypatch: pytest.MonkeyPatch) ->
     index = SearchIndex(CATALOG)
     assert [index.rank(request, limit=1)[0][0][0] for request, _expected in NOUN_REQUESTS] == [
         "slack.chat_postMessage"] * len(NOUN_REQUESTS)
+
+
+def test_a_noun_s_relative_spelled_as_an_action_verb_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The glossary's "chat message post say tell" gives the noun 'message' the word "post", a create in the action
+    table and the verb of chat_postMessage's name: for a noun it is left out (NOUN_NOT_ACTION), else the send is
+    first for 'bookmark an important message'."""
+    monkeypatch.setattr(search, "NOUN_NOT_ACTION", False)
+    ranked = SearchIndex(CATALOG).rank("bookmark an important message", limit=1)[0]
+    assert ranked[0][0] == "slack.chat_postMessage"
 
 
 def test_a_verb_first_in_an_imperative_still_brings_the_send() -> None:
