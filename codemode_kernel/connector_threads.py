@@ -200,53 +200,14 @@ class ConnectorThreads:
         not raise (what it raises is logged and dropped). A call queued behind busy threads
         runs when one frees, as with :meth:`run`.
         """
-        job = _Job(fn, args, contextvars.copy_context(), then)
-        start = False
-        with self._lock:
-            worker = self._idle.pop() if self._idle else None
-            if worker is None:
-                start = self._threads < self.limit
-                if start:
-                    self._threads += 1
-                    worker = _Worker()
-            if worker is None:
-                self._queued.append(job)
-            else:
-                worker.job = job
-        if worker is not None:
-            if start:
-                threading.Thread(target=self._work, args=(worker,), name=f"{self._name}-{self._threads}",
-                                 daemon=True).start()
-            else:
-                os.write(worker.wake_w, b"\0")
+        self._dispatch(_Job(fn, args, contextvars.copy_context(), then), None)
 
     async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` in one of the threads, in a copy of the caller's context; its result or exception."""
         job = _Job(fn, args, contextvars.copy_context())
         wait = self.wait_on_loop > 0 and self._quick(fn)
         answer = _answer_pipe() if wait else None
-        start = False
-        with self._lock:
-            worker = self._idle.pop() if self._idle else None
-            if worker is None:
-                start = self._threads < self.limit
-                if start:
-                    self._threads += 1
-                    worker = _Worker()
-            if worker is None or answer is None:  # queued behind busy threads, or slow: awaited
-                self._detach(job)
-            else:
-                job.answer_fd = answer.w
-            if worker is None:
-                self._queued.append(job)
-            else:
-                worker.job = job
-        if worker is not None:
-            if start:
-                threading.Thread(target=self._work, args=(worker,), name=f"{self._name}-{self._threads}",
-                                 daemon=True).start()
-            else:
-                os.write(worker.wake_w, b"\0")  # lets go of the GIL before the thread wakes
+        self._dispatch(job, answer)
         if job.future is None:
             assert answer is not None
             if answer.wait(self.wait_on_loop):
@@ -260,6 +221,36 @@ class ConnectorThreads:
             self._note_slow(fn)
         assert job.future is not None
         return await job.future
+
+    def _dispatch(self, job: _Job, answer: _Answer | None) -> None:
+        """Give ``job`` to an idle thread, a new one (below the limit) or the queue.
+
+        A job with a ``then`` delivers its own outcome; any other job is answered on ``answer``'s
+        pipe when it runs at once, else through a future its caller awaits (detached).
+        """
+        start = False
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+            if worker is None:
+                start = self._threads < self.limit
+                if start:
+                    self._threads += 1
+                    worker = _Worker()
+            if job.then is None:
+                if worker is None or answer is None:  # queued behind busy threads, or slow: awaited
+                    self._detach(job)
+                else:
+                    job.answer_fd = answer.w
+            if worker is None:
+                self._queued.append(job)
+            else:
+                worker.job = job
+        if worker is not None:
+            if start:
+                threading.Thread(target=self._work, args=(worker,), name=f"{self._name}-{self._threads}",
+                                 daemon=True).start()
+            else:
+                os.write(worker.wake_w, b"\0")  # lets go of the GIL before the thread wakes
 
     @staticmethod
     def _detach(job: _Job) -> None:
