@@ -34,7 +34,7 @@ import pytest
 from codemode_kernel import CodemodeRuntime, Connector, ExecutionContext, Tool, ToolSetConnector, passes, tool
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
 from codemode_kernel.journal import JournalStore
-from tests.conftest import RuntimeFactory, StoreSql
+from tests.conftest import RuntimeFactory, StoreSql, make_executor
 
 pytestmark = pytest.mark.anyio
 
@@ -455,17 +455,15 @@ async def test_an_awaitable_that_never_finishes_is_ended_by_interrupt_and_holds_
 
 
 async def test_execute_cancelled_as_the_thread_answers_still_stores_the_call_once(
-        db_url: str, store_sql: StoreSql) -> None:
+        db_url: str, store_sql: StoreSql, executor_kind: str) -> None:
     """The connector's own thread cancels the caller's execute() just before it returns, twenty times: each
     execute() raises CancelledError, and each call ran once and is stored applied with its result (the end of the
-    pass waits for the reply owed, the cancelled runtime flushes the outcome it left, and a reply made later is
-    reported by its thread).
+    pass waits for the reply owed, the cancelled runtime flushes the outcome it left, and an outcome that comes
+    later still is committed when it comes).
 
-    The isolated executor only: there a connector's thread keeps the outcome. The in-process executor awaits a
-    sync call that outlasts its 1 ms wait on the loop, and a cancellation then loses the outcome (the entry stays
-    executing; seen in 2 of 6 runs on PostgreSQL under load). On PostgreSQL a reply made after the pass's 1 ms
-    wait is lost the same way, because the pass's connection is closed by then (both reported in the issue 12
-    review), so this runs on SQLite."""
+    SQLite only: an outcome that comes after execute() has returned is committed on the pass's journal
+    connection, which the runtime has given back by then; SQLite keeps that connection open, PostgreSQL has
+    closed it and the outcome is lost (seen in 2 of 6 runs under load; reported in the issue 12 review)."""
     if not db_url.startswith("sqlite"):
         pytest.skip("on PostgreSQL an outcome made after the pass has returned is lost (issue 12 review)")
     loop = asyncio.get_running_loop()
@@ -478,7 +476,7 @@ async def test_execute_cancelled_as_the_thread_answers_still_stores_the_call_onc
         loop.call_soon_threadsafe(current["task"].cancel)
         return n * 10
 
-    rt = CodemodeRuntime([ToolSetConnector([write], name="p")], store=db_url, executor=SubprocessExecutor())
+    rt = CodemodeRuntime([ToolSetConnector([write], name="p")], store=db_url, executor=make_executor(executor_kind))
     try:
         for i in range(20):
             task = current["task"] = asyncio.ensure_future(
