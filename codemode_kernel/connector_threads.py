@@ -312,10 +312,34 @@ class ConnectorThreads:
             job = following
 
 
+class ConnectorBaseException(Exception):
+    """Connector code raised a ``BaseException`` that is not an ``Exception``: ``SystemExit`` (a
+    CLI wrapper's ``sys.exit(2)``), ``KeyboardInterrupt``, ``GeneratorExit`` or a bare one.
+
+    Raised as it is, it would end the host's event loop (asyncio lets ``SystemExit`` and
+    ``KeyboardInterrupt`` out of ``run_forever``) or a pass's conversation; as this, it is the
+    call's error like any other, named by :attr:`original`'s type. Interrupts do not come this
+    way: the kernel turns SIGINT into an interrupt of the pass, asyncio's runner into a
+    cancellation, and ``asyncio.CancelledError`` stays itself.
+    """
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
+def error_name(exc: BaseException) -> str:
+    """The type name a call's error is reported and journaled by."""
+    return type(exc.original if isinstance(exc, ConnectorBaseException) else exc).__name__
+
+
 def future_safe(exc: BaseException) -> BaseException:
-    """What the caller of a connector sees of ``exc`` (a StopIteration cannot cross a future)."""
+    """What the caller of a connector sees of ``exc``: a StopIteration cannot cross a future, and a
+    BaseException that is not an Exception is contained (:class:`ConnectorBaseException`)."""
     if isinstance(exc, StopIteration):  # a future cannot hold one (it would end the awaiting coroutine)
         return RuntimeError(f"the connector raised StopIteration: {exc}")
+    if not isinstance(exc, (Exception, asyncio.CancelledError)):
+        return ConnectorBaseException(exc)
     return exc
 
 
@@ -346,9 +370,14 @@ async def invoke(fn: Callable[..., Any], *args: Any) -> Any:
     A synchronous function that returns an awaitable (a sync wrapper around async code) has
     that awaited on the loop.
     """
-    if inspect.iscoroutinefunction(fn):
-        return await fn(*args)
-    result = await _shared.run(fn, *args)
-    if inspect.isawaitable(result):
-        return await result
-    return result
+    try:
+        if inspect.iscoroutinefunction(fn):
+            return await fn(*args)
+        result = await _shared.run(fn, *args)
+        if inspect.isawaitable(result):
+            return await result
+        return result
+    except (Exception, asyncio.CancelledError):
+        raise
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt, GeneratorExit: the call's error
+        raise ConnectorBaseException(exc) from exc

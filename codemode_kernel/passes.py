@@ -58,12 +58,13 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, Method
-from codemode_kernel.connector_threads import future_safe, invoke, shared
+from codemode_kernel.connector_threads import error_name, future_safe, invoke, shared
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.errors import ReplayDivergence, ValueTooLarge
 from codemode_kernel.executor.base import ReplySink
@@ -201,6 +202,7 @@ class PassHandler:
         # the loop's tasks that finish such a call when its thread could not.
         self._on_thread: _OnThread | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._reopen: Callable[[], AbstractContextManager[RuntimeJournal] | None] | None = None  # release()
         # Records the start of the pass if that is not done yet; the failure if it failed. No
         # request is answered before it (runtime.PassStart).
         self._begun = begun
@@ -303,12 +305,29 @@ class PassHandler:
         if unsaved is None:
             return
         try:
-            self.journal.finish_entry(self.state.execution_id, unsaved.seq, unsaved.state, result=unsaved.result,
-                                      error=unsaved.error)
+            self._finish_entry(unsaved.seq, unsaved.state, result=unsaved.result, error=unsaved.error)
         except Exception as exc:
             log.warning("recording the outcome of call #%s failed", unsaved.seq, exc_info=True)
             self.fail("HostError", f"the host could not record the outcome of call #{unsaved.seq} "
                       f"({type(exc).__name__}: {_clip(str(exc))}); the pass was stopped")
+
+    def release(self, reopen: Callable[[], AbstractContextManager[RuntimeJournal] | None]) -> None:
+        """The pass is over and its journal's connection goes back (the runtime calls this): an
+        outcome that comes later (a connector's thread that outlasted the pass, after an interrupt
+        or a cancel) is stored through a session ``reopen`` gives, never through a connection that
+        was given back (closed on PostgreSQL, the next pass's on SQLite); none once ``reopen`` gives
+        None (the runtime is closed)."""
+        self._reopen = reopen
+
+    def _finish_entry(self, seq: int, entry_state: str, *, result: str | None = None, error: str | None = None) -> None:
+        if self._reopen is None:
+            self.journal.finish_entry(self.state.execution_id, seq, entry_state, result=result, error=error)
+            return
+        session = self._reopen()
+        if session is None:  # the runtime is closed and writes nothing more: the call stays executing,
+            return           # as when the host stops while the connector runs
+        with session as journal:
+            journal.finish_entry(self.state.execution_id, seq, entry_state, result=result, error=error)
 
     def _record_later(self, seq: int, entry_state: str, result: str | None = None, error: str | None = None) -> None:
         """Keep call ``seq``'s outcome for the next call's commit, or the timer's (module docstring)."""
@@ -488,7 +507,7 @@ class PassHandler:
         return self._returned(method, seq, result, record)
 
     def _raised(self, seq: int, exc: Exception, record: bool) -> Reply:
-        error = {"type": type(exc).__name__, "message": str(exc)}
+        error = {"type": error_name(exc), "message": codec.storable_text(str(exc))}
         if record:
             text = f"{error['type']}: {error['message']}"
             self._record_later(seq, "error", error=text)
@@ -496,19 +515,20 @@ class PassHandler:
         return {"raise": error}
 
     def _returned(self, method: Method, seq: int, result: Any, record: bool) -> Reply:
-        state = self.state
+        where = f"the result of {method.path}"
+        stored: str | None = None
         try:
-            encoded = codec.encode(result, f"the result of {method.path}")
+            encoded = codec.encode(result, where)
+            if record and method.tool.replay != "reexecute":
+                stored = codec.dumps_encoded(encoded)
+                codec.check_storable(stored, where)
         except codec.EncodeError as exc:
             if record:
-                self.journal.finish_entry(state.execution_id, seq, "error",
-                                        error=f"CodecError: {exc}")
+                self._finish_entry(seq, "error", error=f"CodecError: {exc}")
             return self.fail("CodecError", str(exc))
         if record:
-            stored = None if method.tool.replay == "reexecute" else codec.dumps_encoded(encoded)
             if stored is not None and len(stored) > codec.MAX_VALUE_CHARS:
-                self.journal.finish_entry(state.execution_id, seq, "error",
-                                        error="ValueTooLarge: result not stored")
+                self._finish_entry(seq, "error", error="ValueTooLarge: result not stored")
                 raise ValueTooLarge(f"The result of {method.path}", len(stored), codec.MAX_VALUE_CHARS)
             self._record_later(seq, "applied", result=stored)
             self._remember(seq, "applied", stored, None)
@@ -537,14 +557,16 @@ class PassHandler:
         try:
             if error is None:
                 if not inspect.isawaitable(result):
-                    encoded = codec.encode(result, f"the result of {method.path}")
+                    where = f"the result of {method.path}"
+                    encoded = codec.encode(result, where)
                     stored = None if method.tool.replay == "reexecute" else codec.dumps_encoded(encoded)
+                    if stored is not None:
+                        codec.check_storable(stored, where)  # else the loop refuses it (_returned)
                     if stored is None or len(stored) <= codec.MAX_VALUE_CHARS:
                         outcome = Outcome(call.seq, "applied", stored, None)
                         reply = {"value": encoded}
-            elif isinstance(error, Exception):
-                raised = future_safe(error)
-                text = {"type": type(raised).__name__, "message": str(raised)}
+            elif isinstance(raised := future_safe(error), Exception):
+                text = {"type": error_name(raised), "message": codec.storable_text(str(raised))}
                 outcome = Outcome(call.seq, "error", None, f"{text['type']}: {text['message']}")
                 reply = {"raise": text}
         except Exception:  # the loop does it again, and says what went wrong
