@@ -33,6 +33,7 @@ import base64
 import binascii
 import json
 import math
+import re
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
@@ -240,6 +241,36 @@ _canonical = _direct(_CANONICAL)
 def dumps_encoded(encoded: Any) -> str:
     """Serialize already-encoded data compactly (strict JSON)."""
     return _compact(encoded)
+
+
+_NOT_UNICODE = ("it holds text that is not valid Unicode: a lone surrogate, as os.listdir and os.fsdecode give for "
+                "a file name that is not UTF-8; decode such bytes with errors='replace', or pass them as bytes")
+
+
+def check_storable(text: str, where: str) -> None:
+    """Raise :class:`EncodeError` if serialized ``text`` cannot be stored: a journal keeps UTF-8,
+    and a str with a lone surrogate has none (the JSON text keeps it as it is)."""
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise EncodeError("str", where, _NOT_UNICODE) from None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """``text`` with each lone surrogate (see :func:`check_storable`) replaced by U+FFFD, for the
+    text of an error: what the code is told and what the journal keeps are then the same."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def dumps(value: Any, where: str = "value") -> str:
