@@ -405,6 +405,20 @@ class CodemodeRuntime:
             snippet=lambda n, i: snippets.run_request(catalog, j, n, i),
             begun=begin.ensure if begin is not None else None,
         )
+        try:
+            return await self._run_pass(j, row, catalog, state, handler, plan, on_output, begin)
+        finally:
+            # ``j`` goes back when the caller's session ends: an outcome the handler learns after this
+            # (a connector's thread that outlasted the pass: an interrupt, a cancel) is stored through
+            # a session of its own, never the connection another pass may be using; a closed runtime
+            # stores nothing more.
+            handler.release(lambda: None if self._closed else open_journal(self.store, self.name))
+
+    async def _run_pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, state: PassState,
+                        handler: PassHandler, plan: list[dict[str, Any]], on_output: OutputCallback | None,
+                        begin: PassStart | None) -> dict[str, Any]:
+        """The pass itself: the sandbox's run with ``handler`` answering it, then its end recorded."""
+        execution_id = row.id
         if begin is not None:
             on_output = begin.gate_output(on_output)
             begin.overlap(self._schedule_begin)

@@ -461,11 +461,9 @@ async def test_execute_cancelled_as_the_thread_answers_still_stores_the_call_onc
     pass waits for the reply owed, the cancelled runtime flushes the outcome it left, and an outcome that comes
     later still is committed when it comes).
 
-    SQLite only: an outcome that comes after execute() has returned is committed on the pass's journal
-    connection, which the runtime has given back by then; SQLite keeps that connection open, PostgreSQL has
-    closed it and the outcome is lost (seen in 2 of 6 runs under load; reported in the issue 12 review)."""
-    if not db_url.startswith("sqlite"):
-        pytest.skip("on PostgreSQL an outcome made after the pass has returned is lost (issue 12 review)")
+    An outcome that comes after execute() has returned is committed through a session of its own
+    (PassHandler.release): before, it went to the pass's journal connection, which the runtime had given back
+    (closed on PostgreSQL: the outcome was lost in 2 of 6 runs under load; issue 12 review)."""
     loop = asyncio.get_running_loop()
     current: dict[str, asyncio.Future[Any]] = {}
     runs: Counter[int] = Counter()

@@ -1,0 +1,85 @@
+"""An interrupted sync call's late outcome is stored on every store (issue 12 review).
+
+The pass handler keeps a slow thread-answered call's outcome for a commit that comes when the
+thread reports it (PassHandler._late -> flush). By then the runtime has given the pass's journal
+connection back; before PassHandler.release, the late commit went through it anyway: on SQLite
+(whose connection is kept, JournalStore.session) through the connection the next pass was using,
+on PostgreSQL into a closed one (ResourceClosedError logged, the entry left ``executing`` for ever).
+Now it goes through a session of its own, and both stores record it once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
+
+from codemode_kernel import CodemodeRuntime, ToolSetConnector
+from codemode_kernel.executor.isolated import SubprocessExecutor
+from tests.conftest import postgres_url_for_schema
+
+pytestmark = pytest.mark.anyio
+PG = os.environ.get("CODEMODE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:54329/postgres")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request: Any, tmp_path: Path) -> Any:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'j.db'}"
+        return
+    admin = create_engine(PG, poolclass=NullPool, isolation_level="AUTOCOMMIT")
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    yield postgres_url_for_schema(PG, schema)
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()
+
+
+async def test_the_late_outcome_of_an_interrupted_call_is_stored_whatever_the_store(url: str) -> None:
+    release, entered = threading.Event(), threading.Event()
+    runs = {"slow": 0}
+
+    def slow(n: int) -> int:
+        """Return once the spec lets go."""
+        runs["slow"] += 1
+        entered.set()
+        release.wait(30)
+        return n
+
+    def ok(n: int) -> int:
+        """Fine."""
+        return n
+
+    executor = SubprocessExecutor()
+    rt = CodemodeRuntime([ToolSetConnector([slow, ok], name="p")], store=url, executor=executor)
+    try:
+        running = asyncio.ensure_future(rt.execute("p.slow(n=7)"))
+        while not entered.is_set():
+            await asyncio.sleep(0.005)
+        assert executor.interrupt()
+        out = await asyncio.wait_for(running, 30)
+        assert out["status"] == "error" and out["error_type"] == "Interrupted", out
+        following = asyncio.ensure_future(rt.execute("[p.ok(n=i) for i in range(300)]"))
+        await asyncio.sleep(0.05)
+        release.set()  # the thread answers while the next execution runs
+        assert (await asyncio.wait_for(following, 30))["status"] == "completed"
+        await asyncio.sleep(0.3)
+        look = create_engine(url, poolclass=NullPool)
+        with look.connect() as conn:
+            rows = conn.execute(text("SELECT seq, state, result FROM codemode_entries WHERE execution_id = :e"),
+                                {"e": out["execution_id"]}).fetchall()
+        look.dispose()
+        assert [tuple(r) for r in rows] == [(0, "applied", "7")]
+        assert runs["slow"] == 1
+    finally:
+        release.set()
+        await rt.aclose()
