@@ -71,6 +71,18 @@ Threads are reused and bounded: one hung connector holds one thread and never bl
 that finds another idle or a free place for a new one; when all ``limit`` threads are busy,
 further calls wait in order. The threads are daemons, so a connector that never returns does
 not keep the process from exiting.
+
+A call whose caller has gone costs the others nothing (issue 12): each call may belong to a
+:class:`CallScope` (a pass: passes.py ends it when the runtime is done with the pass, after an
+interrupt, a timeout, a cancelled ``execute()`` or the runtime's close), and a ``run`` whose
+awaiting caller is cancelled ends its own. A call still running when its scope ends stops
+counting against ``limit``: new work gets a new thread, and the stuck one exits when its call
+finally returns (its outcome is still delivered, as a late one; the thread keeps nothing). A
+call still queued when its scope ends is never run: it is answered with :class:`CallNotRun`
+(a pass records that as the call's error: its ``executing`` mark was committed before it was
+queued). Threads that outlive their calls are bounded too, by ``ceiling`` (all threads,
+counted or not): past it a new call that finds no idle thread fails at once with
+:class:`ConnectorThreadsExhausted`, which says why; the connector is not called.
 """
 
 from __future__ import annotations
@@ -89,6 +101,8 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 DEFAULT_LIMIT = 32
+#: Threads in all, stuck calls of ended scopes included, past which a new call is refused.
+DEFAULT_CEILING = 4 * DEFAULT_LIMIT
 #: Seconds the calling (loop) thread waits for a synchronous call's answer before it awaits it.
 WAIT_ON_LOOP = 0.001
 #: Calls of a callable that once outlasted :data:`WAIT_ON_LOOP` that are awaited at once.
@@ -98,14 +112,34 @@ _MAX_REMEMBERED = 4096  # slow callables remembered (a heuristic: forgetting cos
 Then = Callable[[Any, BaseException | None], None]
 
 
+class CallNotRun(Exception):
+    """A queued call was dropped: its pass (or its caller) ended before a thread was free to run it."""
+
+
+class ConnectorThreadsExhausted(Exception):
+    """No thread can be started for a call: too many threads still run calls whose passes ended."""
+
+
+class CallScope:
+    """The calls of one pass (or one caller): :meth:`ConnectorThreads.end` lets go of them all."""
+
+    __slots__ = ("ended", "jobs")
+
+    def __init__(self) -> None:
+        self.ended = False
+        self.jobs: set[_Job] = set()  # queued or running, guarded by the threads' lock
+
+
 class _Job:
     """One call: what to run, and how its caller hears back."""
 
     __slots__ = ("answer_fd", "args", "context", "error", "finished", "fn", "future", "lock", "loop", "result",
-                 "then")
+                 "scope", "then", "worker")
 
     def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], context: contextvars.Context,
-                 then: Then | None = None) -> None:
+                 then: Then | None = None, scope: CallScope | None = None) -> None:
+        self.scope = scope
+        self.worker: _Worker | None = None  # the thread running it (None while queued)
         self.fn = fn
         self.args = args
         self.context = context
@@ -127,10 +161,11 @@ class _Job:
 class _Worker:
     """One thread and the pipe it waits on for its next job."""
 
-    __slots__ = ("job", "wake_r", "wake_w")
+    __slots__ = ("job", "stray", "wake_r", "wake_w")
 
     def __init__(self) -> None:
         self.job: _Job | None = None
+        self.stray = False  # its call's scope ended: it no longer counts, and exits after the call
         self.wake_r, self.wake_w = os.pipe()
 
 
@@ -170,41 +205,80 @@ class ConnectorThreads:
     """A bounded set of reused threads for synchronous connector calls.
 
     ``wait_on_loop`` (seconds, 0 to never wait) is how long the calling thread waits for an
-    answer itself before it awaits it on the loop (see the module docstring).
+    answer itself before it awaits it on the loop (see the module docstring). ``limit`` threads
+    run calls of live scopes; ``ceiling`` bounds all threads, those still stuck in calls of ended
+    scopes included (default: four times ``limit``).
     """
 
     def __init__(self, limit: int = DEFAULT_LIMIT, name: str = "codemode-connector",
-                 wait_on_loop: float = WAIT_ON_LOOP) -> None:
+                 wait_on_loop: float = WAIT_ON_LOOP, ceiling: int | None = None) -> None:
         if limit < 1:
             raise ValueError(f"ConnectorThreads needs a limit of at least 1 thread (got {limit})")
         if not wait_on_loop >= 0:
             raise ValueError(f"ConnectorThreads needs wait_on_loop >= 0 seconds (got {wait_on_loop!r})")
+        ceiling = 4 * limit if ceiling is None else ceiling
+        if ceiling < limit:
+            raise ValueError(f"ConnectorThreads needs a ceiling of at least its limit, {limit} (got {ceiling})")
         self.limit = limit
+        self.ceiling = ceiling
         self.wait_on_loop = wait_on_loop
         self._name = name
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
         self._queued: deque[_Job] = deque()
-        self._threads = 0
+        self._threads = 0   # alive: counted ones and strays
+        self._counted = 0   # idle or running a call of a live scope: at most ``limit``
+        self._started = 0   # ever (names the threads)
         self._slow: dict[Hashable, int] = {}
 
     @property
     def threads(self) -> int:
-        """How many threads have been started (they are kept for later calls)."""
+        """How many threads are alive (kept for later calls, or finishing a call of an ended scope)."""
         return self._threads
 
-    def hand_off(self, fn: Callable[..., Any], args: tuple[Any, ...], then: Then) -> None:
+    @property
+    def stray(self) -> int:
+        """How many threads still run a call whose scope ended (they exit when it returns)."""
+        with self._lock:
+            return self._threads - self._counted
+
+    @staticmethod
+    def scope() -> CallScope:
+        """A new scope for the calls of one pass (see :meth:`end`)."""
+        return CallScope()
+
+    def end(self, scope: CallScope) -> None:
+        """``scope``'s caller is gone: its running calls stop counting against ``limit``, and its
+        queued calls are dropped, answered with :class:`CallNotRun`. Idempotent; thread-safe."""
+        with self._lock:
+            scope.ended = True
+            jobs = list(scope.jobs)
+            scope.jobs.clear()
+            dropped = [job for job in jobs if self._let_go(job)]
+            starts = self._fill()
+        self._start(starts)
+        for job in dropped:
+            self._not_run(job)
+
+    def hand_off(self, fn: Callable[..., Any], args: tuple[Any, ...], then: Then,
+                 scope: CallScope | None = None) -> None:
         """Run ``fn(*args)`` in one of the threads, then ``then(result, error)`` on that thread; return at once.
 
         Nobody waits: ``then`` delivers the outcome itself (a pass's reply, issue 12), and must
         not raise (what it raises is logged and dropped). A call queued behind busy threads
-        runs when one frees, as with :meth:`run`.
+        runs when one frees, as with :meth:`run`; one dropped because ``scope`` ended first gets
+        ``then(None, CallNotRun(...))``, on the thread that ended it. Raises
+        :class:`ConnectorThreadsExhausted` (``fn`` not called) past :attr:`ceiling`, and
+        :class:`CallNotRun` if ``scope`` has ended already.
         """
-        self._dispatch(_Job(fn, args, contextvars.copy_context(), then), None)
+        self._dispatch(_Job(fn, args, contextvars.copy_context(), then, scope), None)
 
-    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` in one of the threads, in a copy of the caller's context; its result or exception."""
-        job = _Job(fn, args, contextvars.copy_context())
+    async def run(self, fn: Callable[..., Any], *args: Any, scope: CallScope | None = None) -> Any:
+        """``fn(*args)`` in one of the threads, in a copy of the caller's context; its result or exception.
+
+        A caller cancelled while the call is queued or runs lets go of it (as :meth:`end` does).
+        """
+        job = _Job(fn, args, contextvars.copy_context(), None, scope)
         wait = self.wait_on_loop > 0 and self._quick(fn)
         answer = _answer_pipe() if wait else None
         self._dispatch(job, answer)
@@ -220,22 +294,37 @@ class ConnectorThreads:
                 return job.outcome()
             self._note_slow(fn)
         assert job.future is not None
-        return await job.future
+        try:
+            return await job.future
+        except asyncio.CancelledError:
+            with self._lock:
+                if job.scope is not None:
+                    job.scope.jobs.discard(job)
+                self._let_go(job)  # a queued job is never run (nobody waits for its answer)
+                starts = self._fill()
+            self._start(starts)
+            raise
 
     def _dispatch(self, job: _Job, answer: _Answer | None) -> None:
-        """Give ``job`` to an idle thread, a new one (below the limit) or the queue.
+        """Give ``job`` to an idle thread, a new one (below the limit and the ceiling) or the queue.
 
         A job with a ``then`` delivers its own outcome; any other job is answered on ``answer``'s
         pipe when it runs at once, else through a future its caller awaits (detached).
         """
         start = False
         with self._lock:
+            if job.scope is not None:
+                if job.scope.ended:
+                    raise CallNotRun(_NOT_RUN)
+                job.scope.jobs.add(job)
             worker = self._idle.pop() if self._idle else None
-            if worker is None:
-                start = self._threads < self.limit
-                if start:
-                    self._threads += 1
-                    worker = _Worker()
+            if worker is None and self._counted < self.limit:
+                if self._threads >= self.ceiling:
+                    if job.scope is not None:
+                        job.scope.jobs.discard(job)
+                    raise ConnectorThreadsExhausted(self._exhausted())
+                start = True
+                worker = self._new_worker()
             if job.then is None:
                 if worker is None or answer is None:  # queued behind busy threads, or slow: awaited
                     self._detach(job)
@@ -245,12 +334,72 @@ class ConnectorThreads:
                 self._queued.append(job)
             else:
                 worker.job = job
+                job.worker = worker
         if worker is not None:
             if start:
-                threading.Thread(target=self._work, args=(worker,), name=f"{self._name}-{self._threads}",
-                                 daemon=True).start()
+                self._start([worker])
             else:
                 os.write(worker.wake_w, b"\0")  # lets go of the GIL before the thread wakes
+
+    def _exhausted(self) -> str:
+        stuck = self._threads - self._counted
+        return (f"the connector was not called: {self._threads} connector threads are alive, the ceiling "
+                f"(ConnectorThreads.ceiling={self.ceiling}), and {stuck} of them are still stuck in calls of "
+                "passes that have ended (a connector that never returns, e.g. a network call without a "
+                "timeout). Give the connector a timeout, or restart the kernel to free them; until one "
+                "returns, new sync connector calls are refused like this one")
+
+    def _new_worker(self) -> _Worker:
+        """A worker for a new thread (lock held): it counts against ``limit`` and the ceiling."""
+        self._threads += 1
+        self._counted += 1
+        self._started += 1
+        return _Worker()
+
+    def _start(self, workers: list[_Worker]) -> None:
+        for worker in workers:
+            threading.Thread(target=self._work, args=(worker,), name=f"{self._name}-{self._started}",
+                             daemon=True).start()
+
+    def _let_go(self, job: _Job) -> bool:
+        """(Lock held.) Nobody waits for ``job`` any more: a running one's thread stops counting; a
+        queued one leaves the queue. True if it was queued (it never runs)."""
+        worker = job.worker
+        if worker is not None:
+            if worker.job is job and not worker.stray:
+                worker.stray = True
+                self._counted -= 1
+            return False
+        try:
+            self._queued.remove(job)
+        except ValueError:
+            return False
+        return True
+
+    def _fill(self) -> list[_Worker]:
+        """(Lock held.) New threads for queued calls, now that some stopped counting."""
+        workers = []
+        while self._queued and self._counted < self.limit and self._threads < self.ceiling:
+            job = self._queued.popleft()
+            worker = self._new_worker()
+            worker.job = job
+            job.worker = worker
+            workers.append(worker)
+        return workers
+
+    @staticmethod
+    def _not_run(job: _Job) -> None:
+        """A dropped call's answer: :class:`CallNotRun` (its function never ran)."""
+        error = CallNotRun(_NOT_RUN)
+        if job.then is not None:
+            try:
+                job.then(None, error)
+            except BaseException:
+                log.exception("a connector call's 'not run' outcome could not be delivered")
+        elif job.future is not None:
+            assert job.loop is not None
+            job.error = error
+            _settle(job.loop, job.future, job)
 
     @staticmethod
     def _detach(job: _Job) -> None:
@@ -279,11 +428,7 @@ class ConnectorThreads:
 
     def _work(self, worker: _Worker) -> None:
         job = worker.job
-        while True:
-            if job is None:
-                os.read(worker.wake_r, 1)
-                job = worker.job
-                assert job is not None
+        while job is not None:
             try:
                 job.result = job.context.run(job.fn, *job.args)
             except BaseException as exc:  # handed to the caller, whatever it is
@@ -292,24 +437,60 @@ class ConnectorThreads:
                 with job.lock:
                     job.finished = True
             # Idle (or on to a queued call) before the caller hears back: its next call must
-            # find this thread, not start another.
+            # find this thread, not start another. A stray thread (its call's scope ended) exits.
+            starts: list[_Worker] = []
             with self._lock:
-                following = self._queued.popleft() if self._queued else None
+                if job.scope is not None:
+                    job.scope.jobs.discard(job)
+                following = None
+                if worker.stray:
+                    self._threads -= 1
+                    starts = self._fill()
+                else:
+                    following = self._queued.popleft() if self._queued else None
+                    if following is None:
+                        self._idle.append(worker)
+                    else:
+                        following.worker = worker
                 worker.job = following
-                if following is None:
-                    self._idle.append(worker)
-            if job.then is not None:  # handed off: the thread delivers the outcome (a call given meanwhile waits)
-                try:
-                    job.then(job.result, job.error)
-                except BaseException:
-                    log.exception("a connector thread failed to deliver a call's outcome")
-                job.result = job.error = None
-            elif job.future is not None:
-                assert job.loop is not None
-                _settle(job.loop, job.future, job)
-            else:
-                os.write(job.answer_fd, b"\0")
+            self._start(starts)
+            self._answer(job)
+            if following is None and worker.stray:
+                for fd in (worker.wake_r, worker.wake_w):
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+                return
             job = following
+            if job is None:
+                os.read(worker.wake_r, 1)
+                job = worker.job
+                assert job is not None
+
+    @staticmethod
+    def _answer(job: _Job) -> None:
+        """Tell ``job``'s caller its outcome (the thread that ran it), then keep nothing of it."""
+        if job.then is not None:  # handed off: the thread delivers the outcome (a call given meanwhile waits)
+            try:
+                job.then(job.result, job.error)
+            except BaseException:
+                log.exception("a connector thread failed to deliver a call's outcome")
+            job.result = job.error = None
+        elif job.future is not None:
+            assert job.loop is not None
+            _settle(job.loop, job.future, job)
+        else:
+            os.write(job.answer_fd, b"\0")
+        job.fn = _gone
+        job.args = ()
+        job.worker = None
+
+
+def _gone(*_args: Any) -> None:
+    """What a finished job holds instead of its function."""
+
+
+_NOT_RUN = ("not run: the pass ended first (its call was waiting for a connector thread, all of which were busy "
+            "with other calls)")
 
 
 class ConnectorBaseException(Exception):
@@ -364,8 +545,9 @@ def shared() -> ConnectorThreads:
     return _shared
 
 
-async def invoke(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call connector code: a coroutine function on the loop, anything else in these threads.
+async def invoke(fn: Callable[..., Any], *args: Any, scope: CallScope | None = None) -> Any:
+    """Call connector code: a coroutine function on the loop, anything else in these threads
+    (belonging to ``scope``: see :meth:`ConnectorThreads.end`).
 
     A synchronous function that returns an awaitable (a sync wrapper around async code) has
     that awaited on the loop.
@@ -373,7 +555,7 @@ async def invoke(fn: Callable[..., Any], *args: Any) -> Any:
     try:
         if inspect.iscoroutinefunction(fn):
             return await fn(*args)
-        result = await _shared.run(fn, *args)
+        result = await _shared.run(fn, *args, scope=scope)
         if inspect.isawaitable(result):
             return await result
         return result

@@ -64,7 +64,14 @@ from typing import Any
 
 from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, Method
-from codemode_kernel.connector_threads import error_name, future_safe, invoke, shared
+from codemode_kernel.connector_threads import (
+    CallNotRun,
+    ConnectorThreadsExhausted,
+    error_name,
+    future_safe,
+    invoke,
+    shared,
+)
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.errors import ReplayDivergence, ValueTooLarge
 from codemode_kernel.executor.base import ReplySink
@@ -77,6 +84,8 @@ log = logging.getLogger(__name__)
 MAX_ECHO = 500  # characters of a host exception's text quoted in an error
 #: Seconds a call's outcome waits for the next call's commit before it is committed on its own.
 OUTCOME_BOUND = 0.001
+#: Seconds :meth:`PassHandler.aclose` waits for the calls it cancelled to stop.
+CLOSE_WAIT = 1.0
 
 
 @dataclass
@@ -202,6 +211,8 @@ class PassHandler:
         # the loop's tasks that finish such a call when its thread could not.
         self._on_thread: _OnThread | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        # The pass's calls in the connector threads: let go of when the pass is over (release()).
+        self._scope = shared().scope()
         self._reopen: Callable[[], AbstractContextManager[RuntimeJournal] | None] | None = None  # release()
         # Records the start of the pass if that is not done yet; the failure if it failed. No
         # request is answered before it (runtime.PassStart).
@@ -316,8 +327,25 @@ class PassHandler:
         outcome that comes later (a connector's thread that outlasted the pass, after an interrupt
         or a cancel) is stored through a session ``reopen`` gives, never through a connection that
         was given back (closed on PostgreSQL, the next pass's on SQLite); none once ``reopen`` gives
-        None (the runtime is closed)."""
+        None (the runtime is closed).
+
+        The pass's sync calls let go of their connector threads (connector_threads.py, issue 12): a
+        call still running no longer holds one of the threads other passes use, and a call still
+        waiting for one is never run; its entry, marked ``executing`` before it waited, becomes
+        the error ``CallNotRun`` (stored through ``reopen``)."""
         self._reopen = reopen
+        shared().end(self._scope)
+
+    async def aclose(self) -> None:
+        """The runtime is closing: stop the loop's work for calls of this ended pass (an awaitable a
+        sync connector returned that never finishes) and wait for it to stop (at most
+        :data:`CLOSE_WAIT`). Their entries stay ``executing``, as when the host stops while a
+        connector runs."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_WAIT)
 
     def _finish_entry(self, seq: int, entry_state: str, *, result: str | None = None, error: str | None = None) -> None:
         if self._reopen is None:
@@ -469,8 +497,7 @@ class PassHandler:
             return {"abort": state.end_message()}
         self._insert(seq, method, canonical, "executing")
         if sink is not None and not inspect.iscoroutinefunction(tool.execute):
-            self._hand_off(method, args, seq, sink)
-            return None
+            return self._hand_off(method, args, seq, sink)
         return await self._run(method, args, seq, record=True)
 
     def _insert(self, seq: int, method: Method, canonical: str, entry_state: str) -> None:
@@ -501,7 +528,7 @@ class PassHandler:
     async def _run(self, method: Method, args: dict[str, Any], seq: int, *, record: bool) -> Reply:
         ctx = ExecutionContext(self.state.execution_id, seq, method.connector, method.name)
         try:
-            result = await invoke(method.tool.execute, args, ctx)
+            result = await invoke(method.tool.execute, args, ctx, scope=self._scope)
         except Exception as exc:
             return self._raised(seq, exc, record)
         return self._returned(method, seq, result, record)
@@ -536,16 +563,23 @@ class PassHandler:
 
     # -- calls a connector's thread answers (module docstring) ----------------------------
 
-    def _hand_off(self, method: Method, args: dict[str, Any], seq: int, sink: ReplySink) -> None:
-        """Run a new call of a synchronous connector on a thread that answers it through ``sink``."""
+    def _hand_off(self, method: Method, args: dict[str, Any], seq: int, sink: ReplySink) -> Reply | None:
+        """Run a new call of a synchronous connector on a thread that answers it through ``sink``
+        (None); a call no thread can take (connector_threads.py) is the call's error, answered here."""
         loop = asyncio.get_running_loop()
         call = _OnThread(seq, loop.time())
         self._on_thread = call
         if self._timer is None:
             self._timer = loop.call_at(call.started + self._bound, self._due)
         ctx = ExecutionContext(self.state.execution_id, seq, method.connector, method.name)
-        shared().hand_off(method.tool.execute, (args, ctx),
-                          lambda result, error: self._deliver(loop, call, method, sink, result, error))
+        try:
+            shared().hand_off(method.tool.execute, (args, ctx),
+                              lambda result, error: self._deliver(loop, call, method, sink, result, error),
+                              self._scope)
+        except (ConnectorThreadsExhausted, CallNotRun) as exc:
+            self._on_thread = None
+            return self._raised(seq, exc, True)
+        return None
 
     def _deliver(self, loop: asyncio.AbstractEventLoop, call: _OnThread, method: Method, sink: ReplySink,
                  result: Any, error: BaseException | None) -> None:
