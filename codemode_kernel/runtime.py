@@ -31,6 +31,7 @@ import os
 import secrets
 import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -263,6 +264,7 @@ class CodemodeRuntime:
         self._active: set[str] = set()
         self._last_end = float("-inf")  # time.monotonic() when the last pass ended (BACK_TO_BACK)
         self._closed = False
+        self._ended: weakref.WeakSet[PassHandler] = weakref.WeakSet()  # passes over: close() stops their calls
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -413,6 +415,7 @@ class CodemodeRuntime:
             # a session of its own, never the connection another pass may be using; a closed runtime
             # stores nothing more.
             handler.release(lambda: None if self._closed else open_journal(self.store, self.name))
+            self._ended.add(handler)
 
     async def _run_pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, state: PassState,
                         handler: PassHandler, plan: list[dict[str, Any]], on_output: OutputCallback | None,
@@ -851,6 +854,8 @@ class CodemodeRuntime:
         self._closed = True
         if self._executor is not None:
             await self._executor.aclose()
+        for handler in list(self._ended):  # an awaitable a sync connector returned that never finishes
+            await handler.aclose()
         for c in self._connectors.values():
             try:
                 await c.aclose()

@@ -13,6 +13,7 @@ import concurrent.futures
 import contextlib
 import logging
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,8 @@ from codemode_kernel.executor.sandbox import run_pass
 from codemode_kernel.executor.stream import MAX_KEPT_OUTPUT_CHARS, OutputStream, output_stream
 
 log = logging.getLogger(__name__)
+#: Seconds ``aclose`` waits for the host's answers it cancelled to stop.
+CLOSE_WAIT = 1.0
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,8 @@ class _ThreadChannel:
         # A host handler that raised: the pass is an error whatever the code does next (issue 10,
         # item 2). Before, the exception reached the code, which could swallow it and complete.
         self.failure: SandboxError | None = None
+        # The request the host is answering on the loop (the executor's close cancels it).
+        self.asking: concurrent.futures.Future[dict[str, Any]] | None = None
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         if self.abandoned is not None:
@@ -59,8 +64,11 @@ class _ThreadChannel:
             return await self.host(message)
 
         future: concurrent.futures.Future[dict[str, Any]] = asyncio.run_coroutine_threadsafe(ask(), self.loop)
+        self.asking = future
         try:
             reply = future.result()
+        except concurrent.futures.CancelledError:  # the executor closed while the host answered
+            return {"abort": self.abandoned or "the executor was closed"}
         except Exception as exc:
             log.warning("in-process executor: the host handler failed", exc_info=True)
             text = str(exc)
@@ -105,6 +113,7 @@ class InProcessExecutor:
     def __init__(self, limits: InProcessLimits | None = None) -> None:
         self.limits = limits or InProcessLimits()
         self._running: set[tuple[_ThreadChannel, asyncio.Future[dict[str, Any]]]] = set()
+        self._channels: weakref.WeakSet[_ThreadChannel] = weakref.WeakSet()  # passes whose host may still answer
 
     async def execute(
         self,
@@ -140,6 +149,7 @@ class InProcessExecutor:
                 loop.call_soon_threadsafe(settle)
 
         entry = (channel, done)
+        self._channels.add(channel)
         self._running.add(entry)
         ticks = _Ticker(loop, output)
         threading.Thread(target=target, name="codemode-inprocess-pass", daemon=True).start()
@@ -169,4 +179,12 @@ class InProcessExecutor:
         return stopped
 
     async def aclose(self) -> None:
+        """Stop running passes, and the host's answers still running for passes that ended (an async
+        connector hung in its call is cancelled: issue 12); wait at most ``CLOSE_WAIT`` for them."""
         self.interrupt()
+        asking = [channel.asking for channel in list(self._channels)
+                  if channel.asking is not None and not channel.asking.done()]
+        for future in asking:
+            future.cancel()
+        if asking:
+            await asyncio.wait([asyncio.wrap_future(f) for f in asking], timeout=CLOSE_WAIT)

@@ -542,6 +542,10 @@ def _resolve(future: asyncio.Future[None]) -> None:
 
 
 _ABORT_GRACE = 2.0
+#: Seconds ``aclose`` lets the host finish answering a killed pass before it cancels that answer.
+CLOSE_GRACE = 0.25
+#: Seconds ``aclose`` then waits for the cancelled answers to stop.
+CLOSE_WAIT = 1.0
 #: Seconds the end of a pass waits for a call a connector's thread still answers (_Replies.made).
 LATE_REPLY_WAIT = 0.001
 _COUNTED = frozenset({"call", "step", "search", "describe", "snippet"})
@@ -740,10 +744,21 @@ class SubprocessExecutor:
         return bool(running)
 
     async def aclose(self) -> None:
-        """Stop running passes and the warm workers. The executor stays usable (it restarts lazily)."""
+        """Stop running passes and the warm workers. The executor stays usable (it restarts lazily).
+
+        Killed workers end their conversations at once, unless the host still answers a request:
+        an async connector's call (a sync one's thread holds nothing of the conversation). Those get
+        :data:`CLOSE_GRACE` to finish, then are cancelled (async code is cancellable: the call ends
+        with ``CancelledError`` and its entry stays ``executing``, the outcome unknown, as when the
+        host stops while a connector runs); a connector that ignores the cancel is waited for at
+        most :data:`CLOSE_WAIT` more (issue 12: before, aclose waited 5 s for any hung call)."""
         self.interrupt()
         loop = asyncio.get_running_loop()
         mine = [t for t in self._tasks if t.get_loop() is loop]
-        if mine:  # killed workers end their conversations at once (unless the host still answers)
-            await asyncio.wait(mine, timeout=5)
+        if mine:
+            _done, hung = await asyncio.wait(mine, timeout=CLOSE_GRACE)
+            for task in hung:
+                task.cancel()
+            if hung:
+                await asyncio.wait(hung, timeout=CLOSE_WAIT)
         await loop.run_in_executor(None, self._pool.close)
