@@ -340,12 +340,14 @@ class PassHandler:
         """The runtime is closing: stop the loop's work for calls of this ended pass (an awaitable a
         sync connector returned that never finishes) and wait for it to stop (at most
         :data:`CLOSE_WAIT`). Their entries stay ``executing``, as when the host stops while a
-        connector runs."""
+        connector runs. An outcome that came meanwhile (a call that finished while the executor
+        closed) is stored now, before the runtime closes its store."""
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=CLOSE_WAIT)
+        self.flush()
 
     def _finish_entry(self, seq: int, entry_state: str, *, result: str | None = None, error: str | None = None) -> None:
         if self._reopen is None:

@@ -264,6 +264,7 @@ class CodemodeRuntime:
         self._active: set[str] = set()
         self._last_end = float("-inf")  # time.monotonic() when the last pass ended (BACK_TO_BACK)
         self._closed = False
+        self._disposed = False  # the store is closed: nothing more is written
         self._ended: weakref.WeakSet[PassHandler] = weakref.WeakSet()  # passes over: close() stops their calls
 
     # -- configuration ------------------------------------------------------------------------
@@ -414,7 +415,7 @@ class CodemodeRuntime:
             # (a connector's thread that outlasted the pass: an interrupt, a cancel) is stored through
             # a session of its own, never the connection another pass may be using; a closed runtime
             # stores nothing more.
-            handler.release(lambda: None if self._closed else open_journal(self.store, self.name))
+            handler.release(lambda: None if self._disposed else open_journal(self.store, self.name))
             self._ended.add(handler)
 
     async def _run_pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, state: PassState,
@@ -855,12 +856,13 @@ class CodemodeRuntime:
         if self._executor is not None:
             await self._executor.aclose()
         for handler in list(self._ended):  # an awaitable a sync connector returned that never finishes
-            await handler.aclose()
+            await handler.aclose()  # and an outcome that came while the executor closed is stored
         for c in self._connectors.values():
             try:
                 await c.aclose()
             except Exception:
                 log.debug("closing connector %s failed", c.name, exc_info=True)
+        self._disposed = True
         self.store.dispose()
 
     async def __aenter__(self) -> CodemodeRuntime:

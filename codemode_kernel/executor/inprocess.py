@@ -26,6 +26,8 @@ from codemode_kernel.executor.stream import MAX_KEPT_OUTPUT_CHARS, OutputStream,
 log = logging.getLogger(__name__)
 #: Seconds ``aclose`` waits for the host's answers it cancelled to stop.
 CLOSE_WAIT = 1.0
+#: Seconds ``aclose`` lets the host finish answering an ended pass before it cancels that answer.
+CLOSE_GRACE = 0.25
 
 
 @dataclass(frozen=True)
@@ -180,11 +182,15 @@ class InProcessExecutor:
 
     async def aclose(self) -> None:
         """Stop running passes, and the host's answers still running for passes that ended (an async
-        connector hung in its call is cancelled: issue 12); wait at most ``CLOSE_WAIT`` for them."""
+        connector hung in its call is cancelled after ``CLOSE_GRACE``: issue 12); wait at most
+        ``CLOSE_WAIT`` more for them."""
         self.interrupt()
         asking = [channel.asking for channel in list(self._channels)
                   if channel.asking is not None and not channel.asking.done()]
-        for future in asking:
-            future.cancel()
-        if asking:
-            await asyncio.wait([asyncio.wrap_future(f) for f in asking], timeout=CLOSE_WAIT)
+        if asking:  # as the isolated executor: a call about to finish gets CLOSE_GRACE to
+            waits = [asyncio.wrap_future(f) for f in asking]
+            _done, hung = await asyncio.wait(waits, timeout=CLOSE_GRACE)
+            for future in asking:
+                future.cancel()
+            if hung:
+                await asyncio.wait(hung, timeout=CLOSE_WAIT)

@@ -3,7 +3,7 @@
 Before, ``aclose()`` took 0.01 s with a sync connector hung (its thread holds nothing of the pass)
 but 5 s with an async one: the isolated executor waited that long for the pass's conversation,
 which was awaiting the connector. Now the hung coroutine is cancelled (async code is
-cancellable) after a short grace, and what did complete before it is stored. The loop's task
+cancellable) after a short grace, and what did complete is stored, before the close or during it. The loop's task
 that awaits an awaitable a sync connector returned (``PassHandler._finish``) no longer stays
 pending after the close either. Both executors, SQLite and PostgreSQL.
 
@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from codemode_kernel import ToolSetConnector
+from codemode_kernel.executor import inprocess, isolated
 
 pytestmark = pytest.mark.anyio
 HANG = 30.0
@@ -29,6 +30,7 @@ class Counts:
     def __init__(self) -> None:
         self.runs = {"quick": 0, "hang": 0, "cancelled": 0, "later": 0}
         self.entered = asyncio.Event()
+        self.go = asyncio.Event()
 
     def connector(self) -> ToolSetConnector:
         def quick(n: int) -> int:
@@ -58,7 +60,13 @@ class Counts:
 
             return never()
 
-        return ToolSetConnector([quick, hang_async, later], name="p")
+        async def answer_soon(n: int) -> int:
+            """Answer once the spec lets go."""
+            self.entered.set()
+            await self.go.wait()
+            return n + 1
+
+        return ToolSetConnector([quick, hang_async, later, answer_soon], name="p")
 
 
 def _ours() -> list[asyncio.Task[Any]]:
@@ -109,3 +117,23 @@ async def test_aclose_leaves_no_task_awaiting_a_sync_connectors_never_finishing_
     rows = store_sql("SELECT seq, state FROM codemode_entries WHERE execution_id = :e ORDER BY seq",
                      e=out["execution_id"])
     assert rows == [(0, "applied"), (1, "executing")]
+
+
+async def test_an_outcome_that_comes_while_the_runtime_closes_is_stored(
+        make_runtime: Any, store_sql: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A long grace, so that the connector surely answers inside it (aclose does not wait it out).
+    monkeypatch.setattr(isolated, "CLOSE_GRACE", HANG)
+    monkeypatch.setattr(inprocess, "CLOSE_GRACE", HANG)
+    counts = Counts()
+    rt = make_runtime([counts.connector()])
+    running = asyncio.ensure_future(rt.execute("p.answer_soon(n=1)"))
+    await asyncio.wait_for(counts.entered.wait(), 30)
+    closing = asyncio.ensure_future(rt.aclose())
+    out = await asyncio.wait_for(running, 30)  # the pass is over, its end recorded
+    assert out["status"] == "error" and out["error_type"] == "Interrupted", out
+    counts.go.set()  # the connector answers now, while the executor closes
+    await asyncio.wait_for(closing, HANG)
+    rows = store_sql("SELECT seq, state, result FROM codemode_entries WHERE execution_id = :e ORDER BY seq",
+                     e=out["execution_id"])
+    assert rows == [(0, "applied", "2")]
+    assert _ours() == []
