@@ -54,7 +54,7 @@ class _ThreadChannel:
         # item 2). Before, the exception reached the code, which could swallow it and complete.
         self.failure: SandboxError | None = None
         # The request the host is answering on the loop (the executor's close cancels it).
-        self.asking: concurrent.futures.Future[dict[str, Any]] | None = None
+        self.asking: asyncio.Task[Any] | None = None
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         if self.abandoned is not None:
@@ -63,10 +63,10 @@ class _ThreadChannel:
             return {"abort": self.failure.message}
 
         async def ask() -> dict[str, Any]:
+            self.asking = asyncio.current_task()
             return await self.host(message)
 
         future: concurrent.futures.Future[dict[str, Any]] = asyncio.run_coroutine_threadsafe(ask(), self.loop)
-        self.asking = future
         try:
             reply = future.result()
         except concurrent.futures.CancelledError:  # the executor closed while the host answered
@@ -188,9 +188,8 @@ class InProcessExecutor:
         asking = [channel.asking for channel in list(self._channels)
                   if channel.asking is not None and not channel.asking.done()]
         if asking:  # as the isolated executor: a call about to finish gets CLOSE_GRACE to
-            waits = [asyncio.wrap_future(f) for f in asking]
-            _done, hung = await asyncio.wait(waits, timeout=CLOSE_GRACE)
-            for future in asking:
-                future.cancel()
+            _done, hung = await asyncio.wait(asking, timeout=CLOSE_GRACE)
+            for task in hung:
+                task.cancel()
             if hung:
                 await asyncio.wait(hung, timeout=CLOSE_WAIT)
