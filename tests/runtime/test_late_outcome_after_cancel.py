@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -22,24 +21,8 @@ from codemode_kernel.executor.isolated import SubprocessExecutor
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
 @pytest.mark.parametrize("kind", ["inprocess", "subprocess"])
-async def test_a_cancelled_execute_still_stores_the_outcome_of_the_call_in_flight(
-        tmp_path: Path, kind: str, store: str) -> None:
-    if store == "sqlite":
-        url = f"sqlite:///{tmp_path / 'j.db'}"
-    else:
-        import os
-        import uuid
-
-        from tests.conftest import postgres_url_for_schema
-        base = os.environ.get("CODEMODE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:54329/postgres")
-        admin = create_engine(base, poolclass=NullPool, isolation_level="AUTOCOMMIT")
-        schema = f"t_{uuid.uuid4().hex[:16]}"
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        admin.dispose()
-        url = postgres_url_for_schema(base, schema)
+async def test_a_cancelled_execute_still_stores_the_outcome_of_the_call_in_flight(db_url: str, kind: str) -> None:
     loop = asyncio.get_running_loop()
     current: dict[str, asyncio.Future[object]] = {}
     runs = {"n": 0}
@@ -52,22 +35,17 @@ async def test_a_cancelled_execute_still_stores_the_outcome_of_the_call_in_fligh
         return n * 10
 
     executor = InProcessExecutor() if kind == "inprocess" else SubprocessExecutor()
-    rt = CodemodeRuntime([ToolSetConnector([write], name="p")], store=url, executor=executor)
+    rt = CodemodeRuntime([ToolSetConnector([write], name="p")], store=db_url, executor=executor)
     try:
         task = current["task"] = asyncio.ensure_future(rt.execute("p.write(n=4)"))
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(asyncio.shield(task), 30)
         await asyncio.sleep(0.3)  # the connector has long returned
-        look = create_engine(url, poolclass=NullPool)
+        look = create_engine(db_url, poolclass=NullPool)
         with look.connect() as conn:
             rows = [tuple(r) for r in conn.execute(text("SELECT seq, state, result FROM codemode_entries"))]
         look.dispose()
     finally:
         await rt.aclose()
-        if store == "postgresql":
-            admin = create_engine(base, poolclass=NullPool, isolation_level="AUTOCOMMIT")
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            admin.dispose()
     assert rows == [(0, "applied", "40")]
     assert runs["n"] == 1

@@ -11,11 +11,7 @@ Now it goes through a session of its own, and both stores record it once.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
-import uuid
-from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -23,28 +19,11 @@ from sqlalchemy.pool import NullPool
 
 from codemode_kernel import CodemodeRuntime, ToolSetConnector
 from codemode_kernel.executor.isolated import SubprocessExecutor
-from tests.conftest import postgres_url_for_schema
 
 pytestmark = pytest.mark.anyio
-PG = os.environ.get("CODEMODE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:54329/postgres")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: Any, tmp_path: Path) -> Any:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'j.db'}"
-        return
-    admin = create_engine(PG, poolclass=NullPool, isolation_level="AUTOCOMMIT")
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    yield postgres_url_for_schema(PG, schema)
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
-
-
-async def test_the_late_outcome_of_an_interrupted_call_is_stored_whatever_the_store(url: str) -> None:
+async def test_the_late_outcome_of_an_interrupted_call_is_stored_whatever_the_store(db_url: str) -> None:
     release, entered = threading.Event(), threading.Event()
     runs = {"slow": 0}
 
@@ -60,7 +39,7 @@ async def test_the_late_outcome_of_an_interrupted_call_is_stored_whatever_the_st
         return n
 
     executor = SubprocessExecutor()
-    rt = CodemodeRuntime([ToolSetConnector([slow, ok], name="p")], store=url, executor=executor)
+    rt = CodemodeRuntime([ToolSetConnector([slow, ok], name="p")], store=db_url, executor=executor)
     try:
         running = asyncio.ensure_future(rt.execute("p.slow(n=7)"))
         while not entered.is_set():
@@ -73,7 +52,7 @@ async def test_the_late_outcome_of_an_interrupted_call_is_stored_whatever_the_st
         release.set()  # the thread answers while the next execution runs
         assert (await asyncio.wait_for(following, 30))["status"] == "completed"
         await asyncio.sleep(0.3)
-        look = create_engine(url, poolclass=NullPool)
+        look = create_engine(db_url, poolclass=NullPool)
         with look.connect() as conn:
             rows = conn.execute(text("SELECT seq, state, result FROM codemode_entries WHERE execution_id = :e"),
                                 {"e": out["execution_id"]}).fetchall()

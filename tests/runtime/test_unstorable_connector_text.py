@@ -11,41 +11,19 @@ the code is told exactly what the journal keeps. SQLite and PostgreSQL.
 
 from __future__ import annotations
 
-import os
-import uuid
-from pathlib import Path
-from typing import Any
-
 import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 from codemode_kernel import CodemodeRuntime, ToolSetConnector
 from codemode_kernel.executor.isolated import SubprocessExecutor
-from tests.conftest import postgres_url_for_schema
 
 pytestmark = pytest.mark.anyio
-PG = os.environ.get("CODEMODE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:54329/postgres")
 NAME = b"caf\xe9.txt".decode("utf-8", "surrogateescape")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request: Any, tmp_path: Path) -> Any:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'j.db'}"
-        return
-    admin = create_engine(PG, poolclass=NullPool, isolation_level="AUTOCOMMIT")
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    yield postgres_url_for_schema(PG, schema)
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
-
-
 @pytest.mark.parametrize("how", ["returns", "raises"])
-async def test_a_file_name_that_is_not_utf8_is_refused_or_stored_never_left_executing(url: str, how: str) -> None:
+async def test_a_file_name_that_is_not_utf8_is_refused_or_stored_never_left_executing(db_url: str, how: str) -> None:
     runs = {"listing": 0, "after": 0}
 
     def listing(n: int) -> list[str]:
@@ -60,11 +38,11 @@ async def test_a_file_name_that_is_not_utf8_is_refused_or_stored_never_left_exec
         runs["after"] += 1
         return n
 
-    rt = CodemodeRuntime([ToolSetConnector([listing, after], name="p")], store=url, executor=SubprocessExecutor())
+    rt = CodemodeRuntime([ToolSetConnector([listing, after], name="p")], store=db_url, executor=SubprocessExecutor())
     try:
         code = "try:\n    x = p.listing(n=1)\nexcept Exception as e:\n    x = str(e)\np.after(n=2)\nx"
         out = await rt.execute(code)
-        look = create_engine(url, poolclass=NullPool)
+        look = create_engine(db_url, poolclass=NullPool)
         with look.connect() as conn:
             rows = [tuple(r) for r in conn.execute(text(
                 "SELECT seq, state, result, error FROM codemode_entries WHERE execution_id = :e ORDER BY seq"),
