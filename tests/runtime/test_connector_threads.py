@@ -112,13 +112,14 @@ async def test_the_bound_is_kept_and_a_waiting_call_runs_when_a_thread_frees() -
 
 async def test_a_cancelled_caller_leaves_the_threads_usable() -> None:
     threads = ConnectorThreads(limit=1)
-    entered, release = threading.Event(), threading.Event()
+    entered, release, done = threading.Event(), threading.Event(), threading.Event()
     finished = []
 
     def slow() -> str:
         entered.set()
         release.wait(30)
         finished.append(1)
+        done.set()
         return "late"
 
     waiting = asyncio.ensure_future(threads.run(slow))
@@ -126,9 +127,23 @@ async def test_a_cancelled_caller_leaves_the_threads_usable() -> None:
     waiting.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiting
-    release.set()
-    assert await threads.run(lambda: "next") == "next"  # the one thread finished slow() and took this
+    try:
+        # The thread still in slow() no longer counts against the limit of 1: the next call
+        # gets a thread of its own while slow() is held.
+        assert threads.stray == 1
+        assert await threads.run(lambda: "next") == "next"
+        assert finished == []
+    finally:
+        release.set()
+    await _until(done)  # the abandoned call still runs to its end ...
     assert finished == [1]
+    for _ in range(2000):  # ... and then its thread exits (within 10 s)
+        if not threads.stray:
+            break
+        await asyncio.sleep(0.005)
+    assert threads.stray == 0
+    assert threads.threads == 1
+    assert await threads.run(lambda: "again") == "again"
 
 
 def test_a_limit_below_one_is_refused() -> None:
