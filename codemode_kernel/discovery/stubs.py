@@ -93,6 +93,9 @@ class _Builder:
     used_names: set[str] = field(default_factory=set)
     ref_names: dict[str, str] = field(default_factory=dict)
     in_progress: set[str] = field(default_factory=set)
+    # References declared as a string alias (``D: TypeAlias = 'dict[str, D]'``, a cycle): at run time the name is a
+    # str, so an expression that uses it (``D | None``) must stay a string too.
+    string_refs: set[str] = field(default_factory=set)
     forward_hit: bool = False
     budget_noted: bool = False
     in_result: bool = False
@@ -142,7 +145,7 @@ class _Builder:
         if not isinstance(ref, str):
             return "Any"
         if ref in self.ref_names:
-            if ref in self.in_progress:
+            if ref in self.in_progress or ref in self.string_refs:
                 self.forward_hit = True
             return self.ref_names[ref]
         found, target = self.resolve(ref)
@@ -163,8 +166,8 @@ class _Builder:
                      if isinstance(target, Mapping) and isinstance(target.get("allOf"), list) else target)
             if looks_like_object(shape) and object_properties(shape):
                 self.emit_typeddict(name, shape, depth + 1)
-            else:
-                self.emit_alias(name, target, depth + 1)
+            elif self.emit_alias(name, target, depth + 1):
+                self.string_refs.add(ref)
         finally:
             self.in_progress.discard(ref)
         return name
@@ -182,7 +185,8 @@ class _Builder:
 
     # declarations ----------------------------------------------------------------------------
 
-    def emit_alias(self, name: str, schema: Any, depth: int) -> None:
+    def emit_alias(self, name: str, schema: Any, depth: int) -> bool:
+        """Declare ``name`` as an alias of ``schema``'s type; whether it had to be written as a string."""
         slot = _Definition(name)
         saved = self.forward_hit
         self.forward_hit = False
@@ -198,6 +202,7 @@ class _Builder:
             text += docstring(doc, "")
         slot.source = text
         self.definitions.append(slot)
+        return forward
 
     def emit_typeddict(self, name: str, schema: Mapping[str, Any], depth: int) -> None:
         props, required, extra = object_properties(schema), required_keys(schema), extra_items(schema)
