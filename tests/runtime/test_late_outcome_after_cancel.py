@@ -40,12 +40,27 @@ async def test_a_cancelled_execute_still_stores_the_outcome_of_the_call_in_fligh
         task = current["task"] = asyncio.ensure_future(rt.execute("p.write(n=4)"))
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(asyncio.shield(task), 30)
-        await asyncio.sleep(0.3)  # the connector has long returned
-        look = create_engine(db_url, poolclass=NullPool)
-        with look.connect() as conn:
-            rows = [tuple(r) for r in conn.execute(text("SELECT seq, state, result FROM codemode_entries"))]
-        look.dispose()
+        # The outcome comes when the connector's thread reports it, after execute() has returned:
+        # looked for until it is stored (not after a fixed sleep, which a loaded machine outlasts).
+        rows = await _settled(db_url)
     finally:
         await rt.aclose()
     assert rows == [(0, "applied", "40")]
     assert runs["n"] == 1
+
+
+async def _settled(db_url: str, deadline: float = 30.0) -> list[tuple[object, ...]]:
+    """The entries, from a connection of the spec's own, once there is one and none is ``executing``
+    (or as they are after ``deadline`` seconds: a liveness bound, not a speed figure)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline
+    look = create_engine(db_url, poolclass=NullPool)
+    try:
+        while True:
+            with look.connect() as conn:
+                rows = [tuple(r) for r in conn.execute(text("SELECT seq, state, result FROM codemode_entries"))]
+            if (rows and all(r[1] != "executing" for r in rows)) or loop.time() > end:
+                return rows
+            await asyncio.sleep(0.01)
+    finally:
+        look.dispose()
