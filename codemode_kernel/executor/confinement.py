@@ -23,6 +23,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import ctypes
+import functools
 import importlib
 import os
 import resource
@@ -97,7 +98,11 @@ def set_rlimits(limits: Mapping[str, Any], report: dict[str, Any], *, namespace_
 
 
 class RlimitPlan:
-    """The limits to set, worked out once (a zygote plans them for every child it forks)."""
+    """The limits to set, worked out once (a zygote plans them for every child it forks).
+
+    :meth:`apply` does the work and :meth:`report` says what it did, so that a child whose
+    limits all took can skip the report (a zygote's child: issue 12).
+    """
 
     def __init__(self, limits: Mapping[str, Any]) -> None:
         wanted: list[tuple[str, int, str]] = [
@@ -128,24 +133,42 @@ class RlimitPlan:
             target = value if hard == resource.RLIM_INFINITY else min(value, hard)
             # RLIMIT_CPU: the soft limit sends SIGXCPU, which the host reports by name.
             self.steps.append((name, res, (target, target + 1 if name == "RLIMIT_CPU" else target), label, None))
+        self._settable = tuple((name, res, values) for name, res, values, _label, problem in self.steps
+                               if problem is None)
+        # The C function under signal.signal, looked up here: signal.signal's enum conversions, and
+        # importlib's lookup, would copy pages a zygote's child shares with the zygote (issue 12).
+        self._set_handler = importlib.import_module("_signal").signal
+        self._sigxcpu = int(signal.SIGXCPU)
+
+    def apply(self, *, namespace_init: bool = False) -> list[tuple[str, str]]:
+        """Set the limits on this process; the ones that could not be set, as (name, why)."""
+        if namespace_init and self.cpu:
+            self._set_handler(self._sigxcpu, _cpu_limit_reached)
+        failed: list[tuple[str, str]] = []
+        for name, res, values in self._settable:
+            try:
+                resource.setrlimit(res, values)
+            except (ValueError, OSError) as exc:
+                failed.append((name, str(exc)))
+        return failed
+
+    def report(self, report: dict[str, Any], failed: Iterable[tuple[str, str]] = ()) -> None:
+        """Say in ``report`` what :meth:`apply` did, given what it could not set."""
+        not_set = dict(failed)
+        applied: list[str] = []
+        for name, _res, _values, label, problem in self.steps:
+            if problem is not None:
+                report["problems"].append(problem)
+            elif name in not_set:
+                report["problems"].append(f"{name}: {not_set[name]}")
+            else:
+                applied.append(label)
+        report["rlimits"] = ", ".join(applied)
 
 
 def apply_rlimits(plan: RlimitPlan, report: dict[str, Any], *, namespace_init: bool = False) -> None:
     """Set the limits of ``plan`` on this process; say in ``report`` what was applied and what not."""
-    if namespace_init and plan.cpu:
-        # signal.signal's enum conversions would copy ~100 pages shared with the zygote (issue 12).
-        importlib.import_module("_signal").signal(int(signal.SIGXCPU), _cpu_limit_reached)
-    applied: list[str] = []
-    for name, res, values, label, problem in plan.steps:
-        if problem is not None:
-            report["problems"].append(problem)
-            continue
-        try:
-            resource.setrlimit(res, values)
-            applied.append(label)
-        except (ValueError, OSError) as exc:
-            report["problems"].append(f"{name}: {exc}")
-    report["rlimits"] = ", ".join(applied)
+    plan.report(report, plan.apply(namespace_init=namespace_init))
 
 
 #: How a namespace's init ends when its CPU limit is reached (128 + SIGXCPU, as a shell says it).
@@ -218,24 +241,44 @@ class _CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
-def drop_user(libc: Libc, report: dict[str, Any], *, in_userns: bool) -> None:
-    """As root, become ``nobody``; inside our own user namespace, give up every capability."""
+def give_up_user(libc: Libc, *, in_userns: bool) -> str | None:
+    """As root, become ``nobody``; inside our own user namespace, give up every capability.
+
+    Returns None, or why it could not be done (:func:`report_user` words it for the report).
+    """
     if os.geteuid() == 0 and not in_userns:
         try:
             os.setgroups([])
             os.setgid(NOBODY)
             os.setuid(NOBODY)
-            report["user"] = f"nobody ({NOBODY}), switched from root"
         except OSError as exc:
-            report["user"] = f"root: could not switch to nobody: {exc.strerror}"
+            return exc.strerror or str(exc)
+        return None
+    if in_userns:  # all capabilities inside the new namespace: give them up after the chroot
+        header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+        return libc.call("capset", ctypes.byref(header), (_CapData * 2)())
+    return None
+
+
+def report_user(report: dict[str, Any], problem: str | None, *, root: bool, in_userns: bool) -> None:
+    """Say in ``report`` what :func:`give_up_user` did (``root``: the process was root before it)."""
+    if root and not in_userns:
+        if problem is None:
+            report["user"] = f"nobody ({NOBODY}), switched from root"
+        else:
+            report["user"] = f"root: could not switch to nobody: {problem}"
             report["problems"].append(report["user"])
         return
     report["user"] = f"uid {os.getuid()}"
-    if in_userns:  # all capabilities inside the new namespace: give them up after the chroot
-        header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
-        problem = libc.call("capset", ctypes.byref(header), (_CapData * 2)())
+    if in_userns:
         report["user"] += (", no capabilities" if problem is None
                            else f", capabilities inside its own user namespace ({problem})")
+
+
+def drop_user(libc: Libc, report: dict[str, Any], *, in_userns: bool) -> None:
+    """As root, become ``nobody``; inside our own user namespace, give up every capability."""
+    root = os.geteuid() == 0
+    report_user(report, give_up_user(libc, in_userns=in_userns), root=root, in_userns=in_userns)
 
 
 # x86_64 system call numbers a worker never needs. The filter is a deny list (an allow
@@ -414,11 +457,24 @@ class SeccompFilter:
                 else layer_program(layer))
         self._filters = (_SockFilter * len(prog))(*(_SockFilter(*ins) for ins in prog))
         self._fprog = _SockFprog(len(prog), ctypes.cast(self._filters, ctypes.POINTER(_SockFilter)))
+        # The two prctl() calls with their arguments converted once: a zygote's child installs
+        # the filter with two C calls and no ctypes objects made (each made one copies pages it
+        # shares with the zygote: issue 12). On a failure, install() asks again for the reason.
+        self._calls: tuple[Any, ...] = ()
+        with contextlib.suppress(OSError, AttributeError):
+            prctl = ctypes.CDLL(None).prctl  # no use_errno: its per-thread copy is more pages touched
+            prctl.restype = ctypes.c_int
+            prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+            self._calls = (functools.partial(prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0),
+                           functools.partial(prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER,
+                                             ctypes.addressof(self._fprog), 0, 0))
 
     def install(self, libc: Libc) -> str | None:
         """Apply it to this process (and whatever it forks later); None, or why not."""
         if self.problem is not None:
             return self.problem
+        if self._calls and all(call() == 0 for call in self._calls):
+            return None
         problem = libc.call("prctl", ctypes.c_int(PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),
                             ctypes.c_ulong(0), ctypes.c_ulong(0))
         if problem is None:

@@ -149,48 +149,69 @@ def _trim_variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
     return out
 
 
+class ServePlan:
+    """What :func:`serve` needs from the configuration, worked out once.
+
+    A zygote makes it once for all its children: each child made it again from the
+    configuration, and the messages it builds (the hint, the out-of-memory ``done`` line)
+    copied pages it shares with the zygote (issue 12).
+    """
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        limits = config["limits"]
+        self.max_output_chars = int(limits["max_output_chars"])
+        self.max_kept_output_chars = int(limits["max_kept_output_chars"])
+        self.max_calls = int(limits["max_calls"])
+        self.max_result_chars = int(limits["max_result_chars"])
+        memory = limits.get("max_memory_bytes")
+        self.hint = (f"the worker's address space is limited to {mib(int(memory))} (Limits.max_memory_bytes="
+                     f"{int(memory)}). Process less data at once, or raise the limit.") if memory else ""
+        # Built before the pass, so that it can still be sent when memory has run out.
+        self.fallback = dumps_line({"op": "done", "error": {
+            "type": LimitExceeded.__name__, "message": "the pass ran out of memory (MemoryError); " + self.hint,
+            "lineno": None, "traceback": ""}, "variables": {}})
+
+
 def serve(config: Mapping[str, Any], reader: IO[bytes], writer: IO[bytes],
-          run_pass: Callable[..., dict[str, Any]]) -> None:
+          run_pass: Callable[..., dict[str, Any]], plan: ServePlan | None = None) -> None:
     """Read one ``run`` message, run the pass, write ``done``."""
-    limits = config["limits"]
     line = reader.readline()
     if not line:
         return
     message = loads_line(line)
+    if plan is None:
+        plan = ServePlan(config)
     channel = PipeChannel(reader, writer)
-    memory = limits.get("max_memory_bytes")
-    hint = (f"the worker's address space is limited to {mib(int(memory))} (Limits.max_memory_bytes="
-            f"{int(memory)}). Process less data at once, or raise the limit.") if memory else ""
-    # Built before the pass, so that it can still be sent when memory has run out.
-    fallback = dumps_line({"op": "done", "error": {
-        "type": LimitExceeded.__name__, "message": "the pass ran out of memory (MemoryError); " + hint,
-        "lineno": None, "traceback": ""}, "variables": {}})
-    output = output_stream(channel.notify, int(limits["max_output_chars"]), int(limits["max_kept_output_chars"]))
+    output = output_stream(channel.notify, plan.max_output_chars, plan.max_kept_output_chars)
     try:
         with output.signal_ticks():  # printed text waits at most 50 ms, even while the code computes
             done = run_pass(message["code"], message["namespaces"], message.get("inputs") or {}, channel,
-                            max_output_chars=int(limits["max_output_chars"]), max_calls=int(limits["max_calls"]),
-                            max_result_chars=int(limits["max_result_chars"]), out_of_memory_hint=hint,
+                            max_output_chars=plan.max_output_chars, max_calls=plan.max_calls,
+                            max_result_chars=plan.max_result_chars, out_of_memory_hint=plan.hint,
                             capture_variables=bool(message.get("capture_variables", True)),
                             replay=message.get("replay") or (), output=output)
         done.pop("logs", None)  # the host keeps the streamed output itself
-        done["variables"] = _trim_variables(done.get("variables") or {}, int(limits["max_result_chars"]))
+        done["variables"] = _trim_variables(done.get("variables") or {}, plan.max_result_chars)
         data = dumps_line(done)
     except MemoryError:
-        data = fallback
+        data = plan.fallback
     writer.write(data)
     writer.flush()
 
 
+def ready_message(report: Mapping[str, Any], pid: int, priority: int) -> dict[str, Any]:
+    """The ``ready`` message: the isolation report with the worker's priority and pid."""
+    return {"op": "ready", "pid": pid, "isolation": {**report, "priority": f"nice {priority}", "pid": pid}}
+
+
 def announce_and_serve(config: Mapping[str, Any], report: dict[str, Any], pid: int, reader: IO[bytes],
-                       writer: IO[bytes], run_pass: Callable[..., dict[str, Any]]) -> None:
+                       writer: IO[bytes], run_pass: Callable[..., dict[str, Any]],
+                       plan: ServePlan | None = None) -> None:
     """Say ``ready`` with the isolation report, then serve one pass unless confinement was refused."""
-    report["priority"] = f"nice {os.getpriority(os.PRIO_PROCESS, 0)}"
-    report["pid"] = pid
-    writer.write(dumps_line({"op": "ready", "pid": pid, "isolation": report}))
+    writer.write(dumps_line(ready_message(report, pid, os.getpriority(os.PRIO_PROCESS, 0))))
     writer.flush()
     if "refused" not in report:
-        serve(config, reader, writer, run_pass)
+        serve(config, reader, writer, run_pass, plan)
 
 
 def main() -> None:
