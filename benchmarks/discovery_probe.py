@@ -7,8 +7,7 @@ Loads the six API descriptions and the intents the way ``bench_discovery.py`` do
 reports top-1 / top-5 / paraphrase top-5 on the tuning split (index % 3 != 2) only, and the
 held-out split as two aggregate figures when ``--holdout`` is given (its rows are never
 printed). ``--set`` overrides a constant of ``codemode_kernel.discovery.search`` for the run
-(``--set VERB_FIRST=1.0``), so a signal can be measured on and off without editing the code
-(``--set RERANK=0``: the ranker without round 13's learned re-ranker).
+(``--set VERB_FIRST=1.0``), so a signal can be measured on and off without editing the code.
 ``--misses`` lists the tuning split's top-1 misses of the named causes (bench_discovery's
 grouping) with the first five results, to study siblings and actions. ``--economy`` adds the
 latency and the token figures (the discovery round over all the file's intents, as in

@@ -31,9 +31,7 @@ half), and three signals reorder the lexical score:
 - *everyday words* (round 10): the dictionaries' synonyms and everyday names of chat concepts ("quit" a channel,
   an "avatar", "kick" someone out) in the lexicon and the action table, and a question held to a read more firmly;
 - *nouns* (round 11): a word its context marks as a noun ("star an important message") brings its noun relatives
-  (mail, email), not its verb ones (send), where the request says its action otherwise;
-- *a learned re-ranker* (round 13, :mod:`rerank`): the first RERANK_TOP results ordered again by a linear model of
-  these signals and of how much of the request each field holds, fitted offline on the tuning split.
+  (mail, email), not its verb ones (send), where the request says its action otherwise.
 
 Everything is computed when the index is built (an inverted index of precomputed term
 weights), so a query touches only the postings of its own words: a few milliseconds over
@@ -203,22 +201,30 @@ write" (held out 44.7 / 66.0 -> 43.6 / 67.0 %), "release relinquish", "verify co
 0.515), "block ban", "delete prune nuke", "protect enforce require" (tuning MRR 0.641), "deployment ship", "fork copy
 duplicate", "watch monitor track". Glossary lines that moved none either: "application ivr menu", "sendas sender",
 "conference huddle", "message texts"; "label important priority" took validation MRR to 0.400.
-Round 13 (structure, not vocabulary; kept: the learned re-ranker, RERANK), measured against validation 32.3 / 52.1 %,
-MRR 0.401, tuning 55.3 / 78.4 %, MRR 0.643, dev 41.7 / 65.6 %, MRR 0.513, and not kept: pseudo-relevance feedback (RM3:
-the words of the first k results' names, paths and summaries, each result weighted by its share of their scores, the
-words by that weight x idf, the best 10 mixed into the request at a share lambda and the catalog ranked again).
-Validation top-5 rose (55.2 % at lambda 0.1, 56.2 % at 0.3, 57.3 % at 0.4; top-1 32.3 %) but the tuning split fell at
-every setting (54.2 / 76.8 %, 52.6 / 76.3 %, 52.1 / 76.3 %) and dev top-1 with it (40.6, 38.5, 38.5 %): the first
-results' words pull in their siblings, right and wrong alike. Its variants at lambda 0.1-0.4 did no better on the tuning
-split: k 3 or 10 (tuning 53.2 / 76.3 %, 53.7 / 76.3 %), only words the request lacks (52.1 / 77.4 %), only the first
-result's connector (54.7 / 75.3 %), only results that hold two or more of the request's words (55.3 / 76.3 %, MRR 0.641;
-validation 32.3 / 52.1 %), only when the second score is within 0.8-0.9 of the first (53.2-54.2 / 78.4 %, validation
-top-5 53.1-55.2 %); nor the feedback as a rescoring of the first ranking's pool instead of a second pass (interpolated
-or as a factor, lambda 0.05-0.4: tuning top-1 50.0-55.3 %, top-5 75.8-78.4 %, never both kept; validation at best 33.3 /
-54.2 %). Re-ranker designs not kept (figures in rerank.py): the ranker's raw BM25, connector hint, lean and model, the
-later signals' product and the score gap as features; the model placed before the later signals (identifiers, paths,
-scopes: dev top-1 34.4-36.5 %, MRR 0.454-0.468); the model over every request, those naming an item or a path too (three
-specs of those signals broke: a quoted path, an e-mail address, an identifier no result takes).
+Round 13 (structure, not vocabulary; nothing kept), measured against validation 32.3 / 52.1 %, MRR 0.401, tuning 55.3 /
+78.4 %, MRR 0.643, dev 41.7 / 65.6 %, MRR 0.513, and not kept: pseudo-relevance feedback (RM3: the words of the first k
+results' names, paths and summaries, each result weighted by its share of their scores, the words by that weight x idf,
+the best 10 mixed into the request at a share lambda and the catalog ranked again). Validation top-5 rose (55.2 % at
+lambda 0.1, 56.2 % at 0.3, 57.3 % at 0.4; top-1 32.3 %) but the tuning split fell at every setting (54.2 / 76.8 %, 52.6
+/ 76.3 %, 52.1 / 76.3 %) and dev top-1 with it (40.6, 38.5, 38.5 %): the first results' words pull in their siblings,
+right and wrong alike. Its variants at lambda 0.1-0.4 did no better on the tuning split: k 3 or 10 (tuning 53.2 / 76.3
+%, 53.7 / 76.3 %), only words the request lacks (52.1 / 77.4 %), only the first result's connector (54.7 / 75.3 %), only
+results that hold two or more of the request's words (55.3 / 76.3 %, MRR 0.641; validation 32.3 / 52.1 %), only when the
+second score is within 0.8-0.9 of the first (53.2-54.2 / 78.4 %, validation top-5 53.1-55.2 %); nor the feedback as a
+rescoring of the first ranking's pool instead of a second pass (interpolated or as a factor, lambda 0.05-0.4: tuning
+top-1 50.0-55.3 %, top-5 75.8-78.4 %, never both kept; validation at best 33.3 / 54.2 %). A learned re-ranker (e475fa7,
+reverted): the first 30 results ordered again by a linear model over the ranker's own signals (14 constants: the final
+score, coverage, NAME_PRECISION's factor, the first word in the name, the action's match, a variant's qualifier, the
+request's share held by the name, path and summary, rank, an item's path), fitted by a pairwise logistic loss on the
+tuning split (l2 0.01 towards the ranker), requests naming an item or a path left to the ranker: validation 32.3 / 52.1
+-> 34.4 / 54.2 %, MRR 0.401 -> 0.420, tuning 56.8 / 79.5 %, dev 41.7 / 66.7 %, but the blind set, measured once by the
+lead on the same tree with the re-ranker on and off, fell in top-5: 26.0 / 57.3 % -> 27.1 / 54.2 %, MRR 0.388 -> 0.391,
+paraphrase top-5 35.6 -> 33.9 %, connector= given 65.6 -> 63.5 % (Gmail and Kubernetes -2 intents each, Twilio +1), and
+p50 +0.3-0.5 ms. Across the 192 held-out requests: top-1 +3, top-5 -1, so no gain the held-out sets agree on. Its own
+designs not kept: the ranker's raw BM25, connector hint, lean and model, the later signals' product and the score gap as
+features; the model placed before the later signals (identifiers, paths, scopes: dev top-1 34.4-36.5 %, MRR
+0.454-0.468); the model over every request, those naming an item or a path too (three specs of those signals broke: a
+quoted path, an e-mail address, an identifier no result takes).
 """
 
 from __future__ import annotations
@@ -233,7 +239,6 @@ from typing import Any
 
 from codemode_kernel import json_pointer
 from codemode_kernel.catalog import Method
-from codemode_kernel.discovery import rerank
 from codemode_kernel.discovery.identifiers import IdReader, pattern_prefixes, taken_ids
 from codemode_kernel.discovery.lexicon import VERB_NOUN_STEMS, expand, rewrite
 from codemode_kernel.discovery.roles import NOUN, word_roles
@@ -474,21 +479,6 @@ NOUN_ROLES = True
 # the get group's own nouns (lexicon.VERB_GROUP_NOUNS) aside: validation MRR 0.397 -> 0.398, nothing else moved on any
 # set. Round 10 had measured this alone, for any word after a determiner: tuning top-1 -1 point.
 NOUN_NOT_ACTION = True
-# The first RERANK_TOP results of a request ordered again by rerank's linear model over the ranker's own signals (the
-# action asked for, how much of a name the request explains, coverage, a variant's qualifier, ...) and how much of the
-# request each of the method's name, path and summary holds: a pairwise logistic fit on the tuning split's 187 requests
-# (benchmarks/discovery_rerank.py; round 13). A request that names an item (an identifier, a number, "id ..."), quotes
-# a path or spans a scope is left to the signals made for it: the tuning split has none such to learn from. Validation:
-# top-1 32.3 -> 34.4 %, top-5 52.1 -> 54.2 %, MRR 0.401 -> 0.420, paraphrase top-5 30.8 -> 34.6 %, connector= given 59.4
-# -> 61.5 %; tuning 55.3 / 78.4 % -> 56.8 / 79.5 %, MRR 0.643 -> 0.660 (5-fold cross-validated on it: top-1 55.1 ->
-# 56.1 %, top-5 78.6 -> 79.1 %, MRR 0.642 -> 0.657); held out 44.7 / 66.0 % -> 46.8 / 68.1 %; dev 41.7 / 65.6 % ->
-# 41.7 / 66.7 %, MRR 0.513 -> 0.516. p50 +0.5 ms (1.74 -> 2.20 ms, each request's best of 5, same process); nothing at
-# build time. RERANK_TOP 20 and 50 fitted about as 30 did (before named requests were left out, at l2 0.003: tuning
-# top-1 56.8 / 56.3 %, dev MRR 0.511 / 0.519).
-RERANK = True
-RERANK_TOP = 30.0
-# Set to a list by benchmarks/discovery_rerank.py: each ranking appends its first RERANK_TOP methods and their features.
-RERANK_TRACE: list[tuple[list[int], list[list[float]]]] | None = None
 _AUXILIARY = frozenset({"has", "have", "had"})
 _SPAN_WORDS = frozenset({"all", "every", "each", "any", "whatever", "across"})
 _ALL_WORDS = frozenset({"all", "every", "each", "entire", "whole"})
@@ -845,27 +835,6 @@ class _Postings:
     values: list[float] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class _Signals:
-    """What a ranking knows of its request, for rerank's features."""
-
-    q: Sequence[str]
-    weighted: Sequence[tuple[str, float, int]]
-    word_weight: Sequence[float]
-    covered: Mapping[int, float]
-    total: float
-    matched: Mapping[str, float]
-    wanted_action: str
-    says_all: bool
-    spellings: list[frozenset[str]] = field(init=False)
-
-    def __post_init__(self) -> None:
-        spelt: list[set[str]] = [set() for _ in self.q]
-        for t, _w, src in self.weighted:
-            spelt[src].add(t)
-        object.__setattr__(self, "spellings", [frozenset(x) for x in spelt])
-
-
 def _scaled(found: list[tuple[float, int]], factor: float, hit: Callable[[int], bool]) -> list[tuple[float, int]]:
     """``found`` (score, method index) with the score of each method ``hit`` says times ``factor``."""
     return [(score * factor if hit(i) else score, i) for score, i in found]
@@ -892,7 +861,6 @@ class SearchIndex:
         self._all_scopes: dict[int, list[tuple[str, ...]]] = {}
         self._scope_stems: set[str] | None = None
         self._name_words: set[str] | None = None
-        self._fields_of: dict[int, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
         self.connectors = {d.connector for d in self.docs}
         self._connector_stems = {stem(c): c for c in self.connectors}
         self.results = self._resource_results() if GENERIC_RESULT < 1 else [d.returns for d in self.docs]
@@ -1175,7 +1143,6 @@ class SearchIndex:
             found = self._quoted(found, quoted)
         if item_named and ID_ITEM != 1:
             found = _scaled(found, ID_ITEM, self._on_item)
-        ends: list[str] = []
         if PATH_NAMED != 1 and "/" in said:
             ends = [t.strip("/").lower() for t in _PATH_TOKEN.findall(said)]
             if ends:
@@ -1189,73 +1156,8 @@ class SearchIndex:
             found = _scaled(found, WHICH_HEAD, lambda i: bool(self.name_stems[i]) and self.name_stems[i][-1] in head)
         if NEW_ITEM < 1 and said_action == "create" and not quoted and not item_named:
             found = _scaled(found, NEW_ITEM, self._on_item)
-        # A request that names an item (an identifier, a number, an id) or a path, or spans a scope, is one the tuning
-        # split has none of: the re-ranker, fitted there, leaves it to the signals made for it.
-        named = bool(quoted) or item_named or bool(ends) or bool(spanned)
-        if RERANK and found and not named and (rerank.WEIGHTS or RERANK_TRACE is not None):
-            signals = _Signals(q, weighted, word_weight, covered, total, matched, wanted_action, says_all)
-            found = self._reranked(found, signals)
         best = sorted(found, key=lambda si: (-si[0], self.docs[si[1]].key))[:limit]
         return [(self.docs[i].key, round(score, 4)) for score, i in best], len(scores)
-
-    def _reranked(self, found: list[tuple[float, int]], signals: _Signals) -> list[tuple[float, int]]:
-        """The first RERANK_TOP results in the order of rerank's linear model over the ranker's own signals (their
-        rerank.FEATURES), above the rest, which keep theirs."""
-        ordered = sorted(found, key=lambda si: (-si[0], self.docs[si[1]].key))
-        head, rest = ordered[:int(RERANK_TOP)], ordered[int(RERANK_TOP):]
-        top = head[0][0]
-        if top <= 0:
-            return found
-        rows = [self._features(i, k, score / top, signals) for k, (score, i) in enumerate(head)]
-        if RERANK_TRACE is not None:
-            RERANK_TRACE.append(([i for _s, i in head], rows))
-        if not rerank.WEIGHTS:
-            return found
-        values = [rerank.score(x) for x in rows]
-        best = max(values)
-        # On the ranker's scale: the first keeps the first score, the others fall with the model's value; the rest
-        # keep their order below the head.
-        out = [(top * math.exp(v - best), i) for v, (_s, i) in zip(values, head, strict=True)]
-        lowest = min(new / old for (new, _i), (old, _j) in zip(out, head, strict=True))
-        return out + [(score * lowest, i) for score, i in rest]
-
-    def _features(self, i: int, position: int, relative: float, signals: _Signals) -> list[float]:
-        """Method ``i``'s rerank.FEATURES: the signals the ranking loop multiplies its score by, read again, and how
-        much of the request its name, path and summary each hold."""
-        s = signals
-        name, weights = self.name_stems[i], self.name_idf[i]
-        hit = sum(w * s.matched.get(n, 0.0) for n, w in zip(name, weights, strict=True))
-        action, wanted = self.actions[i], s.wanted_action
-        match = near = other = read = 0.0
-        if wanted:
-            if action == wanted:
-                match = 1.0
-            elif wanted == "read" and action in ("get", "list"):
-                read = 1.0
-            elif (action in ("get", "list") and wanted in ("get", "list")) or (
-                    action in ("create", "update") and wanted in ("create", "update")):
-                near = 1.0
-            else:
-                other = 1.0
-        extra = self.qualifiers[i]
-        variant = not (s.says_all and self.collective[i]) and bool(extra) and not any(w in s.matched for w in extra)
-        fields = self._field_words(i)
-        held = [sum(x for x, spelt in zip(s.word_weight, s.spellings, strict=True) if not spelt.isdisjoint(f))
-                / s.total for f in fields]
-        return [math.log(max(relative, 1e-9)), s.covered.get(i, 0.0) / s.total,
-                math.log(1 + NAME_PRECISION * hit / (sum(weights) or 1.0)) if name else 0.0,
-                1.0 if s.q[0] in name[:2] else 0.0, match, read, near, other, float(variant), *held,
-                math.log(1 + position), 1.0 if self._on_item(i) else 0.0]
-
-    def _field_words(self, i: int) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-        """The stems of method ``i``'s name, path (its parameters aside) and summary."""
-        have = self._fields_of.get(i)
-        if have is None:
-            d = self.docs[i]
-            path = _PATH_PARAM_ANY.sub(" ", d.http_path) if "{" in d.http_path else d.http_path
-            have = self._fields_of[i] = (frozenset(self.name_stems[i]), frozenset(stem_run(path)),
-                                         frozenset(stem_run(d.summary)))
-        return have
 
     def _scoped(self, found: list[tuple[float, int]], matched: Mapping[str, float]) -> list[tuple[float, int]]:
         """Lower each result by the scopes it needs that the request leaves unnamed, beyond the
