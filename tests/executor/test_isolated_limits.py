@@ -71,7 +71,10 @@ async def test_wall_clock_timeout_kills_the_worker(make_executor: Callable[..., 
     assert out.error is not None and out.error.type == "Timeout"
     assert "Limits.timeout=1" in out.error.message
     assert 1 <= elapsed < 5
-    assert ticks >= 40
+    # A loop blocked while the worker spins would tick once or twice; a free one ticks ~100 times
+    # a second when idle but 55-82 at load 8-10 (its 10 ms sleeps wake late), so 40 left little
+    # room on a loaded machine; 10 still tells the two apart (as for the C-level calls below).
+    assert ticks >= 10
     await assert_next_pass_works(ex)
 
 
