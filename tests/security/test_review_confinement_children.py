@@ -1,0 +1,135 @@
+"""Every child of the zygote is confined before its pass runs: pass after pass, and after the zygote is replaced.
+
+A review of issue 12's confinement path (commit 4d6d611: the child's 'ready' line encoded once in
+Z', rlimits through a prepared plan, the user switch split, seccomp installed with two prepared
+prctl() calls). The zygote is the real one; its children run unrestricted probes (as code would
+after escaping the language layer), and the host reads each child's /proc entries from outside
+while the probes run, so the kernel, not the child, says how it is confined.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codemode_kernel.executor.isolated import Limits
+from codemode_kernel.executor.launcher import zygote_supported
+from codemode_kernel.executor.pool import EmptyRoot
+from tests.security.review_confinement_support import ProbeZygote, look_at, run
+
+pytestmark = pytest.mark.skipif(not zygote_supported(), reason="the zygote needs Linux with pidfds")
+
+LIMITS = Limits(max_memory_bytes=512 << 20, max_open_files=24, max_cpu_seconds=40)
+NO_CAPS = "0000000000000000"
+
+
+def assert_confined(seen: dict[str, Any], limits: Limits = LIMITS) -> None:
+    """What the kernel says about a worker: the seccomp layers, no capabilities, nobody, its limits, its root."""
+    status = seen["status"]
+    assert status["Seccomp"] == "2" and status["Seccomp_filters"] == "2", status  # the zygote's layer and its own
+    assert status["NoNewPrivs"] == "1"
+    for caps in ("CapEff", "CapPrm", "CapInh", "CapAmb"):
+        assert status[caps] == NO_CAPS, (caps, status[caps])
+    if os.geteuid() == 0:
+        assert status["Uid"].split() == ["65534"] * 4 and status["Gid"].split() == ["65534"] * 4
+        assert status["Groups"] == ""
+    assert status["NSpid"].split()[-1] == "1"  # pid 1 of its own PID namespace
+    assert seen["limits"]["Max cpu time"] == [str(limits.cpu_seconds), str(limits.cpu_seconds + 1)]
+    assert seen["limits"]["Max address space"] == [str(limits.max_memory_bytes)] * 2
+    assert seen["limits"]["Max open files"] == [str(limits.max_open_files)] * 2
+    assert seen["limits"]["Max processes"] == [str(limits.max_processes)] * 2
+    assert seen["limits"]["Max file size"] == [str(limits.max_file_size)] * 2
+    assert seen["limits"]["Max core file size"] == ["0", "0"]
+    assert seen["fds"] == ["0", "1", "2"]
+    assert seen["root"] == EmptyRoot.get()
+    assert seen["net"] != os.readlink("/proc/self/ns/net")
+
+
+def assert_refuses_everything(result: dict[str, Any]) -> None:
+    """What the child itself finds: in filter mode, no_new_privs, nobody, and every attempt refused."""
+    assert "probe-failed" not in result, result.get("probe-failed")
+    assert result["seccomp_mode"] == 2 and result["no_new_privs"] == 1
+    if os.geteuid() == 0:
+        assert result["uid"] == [65534] * 4 and result["groups"] == []
+    allowed = {name: outcome for name, outcome in result["attempts"].items() if not outcome.startswith("blocked")}
+    assert allowed == {}
+
+
+@pytest.mark.parametrize("warm", [0, 1])
+def test_every_child_is_confined_while_its_pass_runs(tmp_path: Path, warm: int) -> None:
+    """It is an error if any of 12 passes in a row (back to back) runs in a worker less confined than the first."""
+
+    async def passes() -> list[dict[str, Any]]:
+        probe = ProbeZygote(tmp_path, LIMITS, warm=warm)
+        try:
+            return [await probe.probe() for _ in range(12)]
+        finally:
+            await probe.aclose()
+
+    outs = run(passes())
+    for out in outs:
+        assert out["error"] is None, out["error"]
+        assert_confined(out["seen"])
+        assert_refuses_everything(out["result"])
+    assert len({out["seen"]["pid"] for out in outs}) == 12  # single use: a new process each time
+    assert len({out["seen"]["status"]["PPid"] for out in outs}) == 1  # all forked by one zygote (Z')
+
+
+def test_a_worker_waiting_for_its_pass_is_already_confined(tmp_path: Path) -> None:
+    """It is an error if a ready worker, to which no code has been sent yet, is not yet fully confined."""
+
+    async def idle_workers() -> list[dict[str, Any]]:
+        probe = ProbeZygote(tmp_path, LIMITS, warm=1)
+        seen = []
+        try:
+            for _ in range(6):
+                report = await probe.executor.warm_up()
+                assert report is not None
+                seen.append(look_at(int(report["pid"])))  # idle: ready, and nothing sent to it
+                out = await probe.probe()  # takes that worker (and its pass leaves)
+                assert out["error"] is None, out["error"]
+                assert out["seen"]["pid"] == seen[-1]["pid"]
+        finally:
+            await probe.aclose()
+        return seen
+
+    seen = run(idle_workers())
+    for worker in seen:
+        assert_confined(worker)
+    assert len({worker["pid"] for worker in seen}) == 6
+
+
+def test_the_children_of_a_replacement_zygote_are_confined(tmp_path: Path) -> None:
+    """It is an error if, after the zygote was killed and replaced, a pass runs in a less confined worker."""
+
+    async def across_a_replacement() -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
+        probe = ProbeZygote(tmp_path, LIMITS, warm=1)
+        try:
+            before = [await probe.probe() for _ in range(3)]
+            forker = int(before[-1]["seen"]["status"]["PPid"])  # Z', as the host sees it
+            os.kill(forker, signal.SIGKILL)
+            for _ in range(200):  # until the launcher has seen it die (its control socket closes)
+                zygote = probe.executor._pool.launcher.zygote  # type: ignore[attr-defined]
+                if zygote is None or zygote.dead:
+                    break
+                await asyncio.sleep(0.01)
+            told = await probe.probe()
+            after = [await probe.probe() for _ in range(4)]
+        finally:
+            await probe.aclose()
+        return before, told, after
+
+    before, told, after = run(across_a_replacement())
+    assert told["error"] is not None and "zygote" in told["error"].message, told["error"]
+    assert told["seen"] is None  # the pass that was told ran nothing
+    for out in before + after:
+        assert out["error"] is None, out["error"]
+        assert_confined(out["seen"])
+        assert_refuses_everything(out["result"])
+    forkers_before = {out["seen"]["status"]["PPid"] for out in before}
+    assert {out["seen"]["status"]["PPid"] for out in after}.isdisjoint(forkers_before)
