@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
-from codemode_kernel.executor.pool import worker_command
+from codemode_kernel.executor.pool import EmptyRoot, worker_command
 
 PROBE_PASS = r'''
 import ctypes, hashlib, json, os, random, resource, socket, sys, threading, traceback, uuid
@@ -198,6 +198,41 @@ def look_at(pid: int) -> dict[str, Any]:
         limits = {line[:26].strip(): line[26:].split()[:2] for line in f.read().splitlines()[1:]}
     return {"pid": pid, "status": status, "limits": limits, "fds": sorted(os.listdir(f"/proc/{pid}/fd")),
             "root": os.readlink(f"/proc/{pid}/root"), "net": os.readlink(f"/proc/{pid}/ns/net")}
+
+
+NO_CAPS = "0000000000000000"
+
+
+def assert_confined(seen: dict[str, Any], limits: Limits) -> None:
+    """What the kernel says about a worker: the seccomp layers, no capabilities, nobody, its limits, its root."""
+    status = seen["status"]
+    assert status["Seccomp"] == "2" and status["Seccomp_filters"] == "2", status  # the zygote's layer and its own
+    assert status["NoNewPrivs"] == "1"
+    for caps in ("CapEff", "CapPrm", "CapInh", "CapAmb"):
+        assert status[caps] == NO_CAPS, (caps, status[caps])
+    if os.geteuid() == 0:
+        assert status["Uid"].split() == ["65534"] * 4 and status["Gid"].split() == ["65534"] * 4
+        assert status["Groups"] == ""
+    assert status["NSpid"].split()[-1] == "1"  # pid 1 of its own PID namespace
+    assert seen["limits"]["Max cpu time"] == [str(limits.cpu_seconds), str(limits.cpu_seconds + 1)]
+    assert seen["limits"]["Max address space"] == [str(limits.max_memory_bytes)] * 2
+    assert seen["limits"]["Max open files"] == [str(limits.max_open_files)] * 2
+    assert seen["limits"]["Max processes"] == [str(limits.max_processes)] * 2
+    assert seen["limits"]["Max file size"] == [str(limits.max_file_size)] * 2
+    assert seen["limits"]["Max core file size"] == ["0", "0"]
+    assert seen["fds"] == ["0", "1", "2"]
+    assert seen["root"] == EmptyRoot.get()
+    assert seen["net"] != os.readlink("/proc/self/ns/net")
+
+
+def assert_refuses_everything(result: dict[str, Any]) -> None:
+    """What the child itself finds: in filter mode, no_new_privs, nobody, and every attempt refused."""
+    assert "probe-failed" not in result, result.get("probe-failed")
+    assert result["seccomp_mode"] == 2 and result["no_new_privs"] == 1
+    if os.geteuid() == 0:
+        assert result["uid"] == [65534] * 4 and result["groups"] == []
+    allowed = {name: outcome for name, outcome in result["attempts"].items() if not outcome.startswith("blocked")}
+    assert allowed == {}
 
 
 class ProbeZygote:

@@ -19,45 +19,17 @@ import pytest
 
 from codemode_kernel.executor.isolated import Limits
 from codemode_kernel.executor.launcher import zygote_supported
-from codemode_kernel.executor.pool import EmptyRoot
-from tests.security.review_confinement_support import ProbeZygote, look_at, run
+from tests.security.review_confinement_support import (
+    ProbeZygote,
+    assert_confined,
+    assert_refuses_everything,
+    look_at,
+    run,
+)
 
 pytestmark = pytest.mark.skipif(not zygote_supported(), reason="the zygote needs Linux with pidfds")
 
 LIMITS = Limits(max_memory_bytes=512 << 20, max_open_files=24, max_cpu_seconds=40)
-NO_CAPS = "0000000000000000"
-
-
-def assert_confined(seen: dict[str, Any], limits: Limits = LIMITS) -> None:
-    """What the kernel says about a worker: the seccomp layers, no capabilities, nobody, its limits, its root."""
-    status = seen["status"]
-    assert status["Seccomp"] == "2" and status["Seccomp_filters"] == "2", status  # the zygote's layer and its own
-    assert status["NoNewPrivs"] == "1"
-    for caps in ("CapEff", "CapPrm", "CapInh", "CapAmb"):
-        assert status[caps] == NO_CAPS, (caps, status[caps])
-    if os.geteuid() == 0:
-        assert status["Uid"].split() == ["65534"] * 4 and status["Gid"].split() == ["65534"] * 4
-        assert status["Groups"] == ""
-    assert status["NSpid"].split()[-1] == "1"  # pid 1 of its own PID namespace
-    assert seen["limits"]["Max cpu time"] == [str(limits.cpu_seconds), str(limits.cpu_seconds + 1)]
-    assert seen["limits"]["Max address space"] == [str(limits.max_memory_bytes)] * 2
-    assert seen["limits"]["Max open files"] == [str(limits.max_open_files)] * 2
-    assert seen["limits"]["Max processes"] == [str(limits.max_processes)] * 2
-    assert seen["limits"]["Max file size"] == [str(limits.max_file_size)] * 2
-    assert seen["limits"]["Max core file size"] == ["0", "0"]
-    assert seen["fds"] == ["0", "1", "2"]
-    assert seen["root"] == EmptyRoot.get()
-    assert seen["net"] != os.readlink("/proc/self/ns/net")
-
-
-def assert_refuses_everything(result: dict[str, Any]) -> None:
-    """What the child itself finds: in filter mode, no_new_privs, nobody, and every attempt refused."""
-    assert "probe-failed" not in result, result.get("probe-failed")
-    assert result["seccomp_mode"] == 2 and result["no_new_privs"] == 1
-    if os.geteuid() == 0:
-        assert result["uid"] == [65534] * 4 and result["groups"] == []
-    allowed = {name: outcome for name, outcome in result["attempts"].items() if not outcome.startswith("blocked")}
-    assert allowed == {}
 
 
 @pytest.mark.parametrize("warm", [0, 1])
@@ -74,7 +46,7 @@ def test_every_child_is_confined_while_its_pass_runs(tmp_path: Path, warm: int) 
     outs = run(passes())
     for out in outs:
         assert out["error"] is None, out["error"]
-        assert_confined(out["seen"])
+        assert_confined(out["seen"], LIMITS)
         assert_refuses_everything(out["result"])
     assert len({out["seen"]["pid"] for out in outs}) == 12  # single use: a new process each time
     assert len({out["seen"]["status"]["PPid"] for out in outs}) == 1  # all forked by one zygote (Z')
@@ -100,7 +72,7 @@ def test_a_worker_waiting_for_its_pass_is_already_confined(tmp_path: Path) -> No
 
     seen = run(idle_workers())
     for worker in seen:
-        assert_confined(worker)
+        assert_confined(worker, LIMITS)
     assert len({worker["pid"] for worker in seen}) == 6
 
 
@@ -129,7 +101,7 @@ def test_the_children_of_a_replacement_zygote_are_confined(tmp_path: Path) -> No
     assert told["seen"] is None  # the pass that was told ran nothing
     for out in before + after:
         assert out["error"] is None, out["error"]
-        assert_confined(out["seen"])
+        assert_confined(out["seen"], LIMITS)
         assert_refuses_everything(out["result"])
     forkers_before = {out["seen"]["status"]["PPid"] for out in before}
     assert {out["seen"]["status"]["PPid"] for out in after}.isdisjoint(forkers_before)
