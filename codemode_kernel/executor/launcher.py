@@ -472,10 +472,10 @@ class ZygoteLauncher:
                     if self._zygote is zygote:
                         self._zygote = None
             raise WorkerStartFailed(f"{exc}. A new zygote is started for the next pass.") from None
-        worker = WorkerProcess(child)
-        # The child reads its pid as the host sees it (it is pid 1 of its own namespace).
-        os.write(worker.stdin_fd, json.dumps({"op": "config", "pid": child.pid}).encode() + b"\n")
-        return worker
+        # No first line for the child: its pid as the host sees it is filled in by
+        # WorkerProcess.ready when it says ready (issue 12: reading that line cost a child ~26
+        # copy-on-write faults and a system call a byte).
+        return WorkerProcess(child)
 
     def _current(self, config: dict[str, Any], for_pass: bool) -> ZygoteProcess:
         with self._lock:

@@ -112,9 +112,21 @@ class WorkerProcess:
         for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
             os.set_blocking(fd, False)
         self.buffer = bytearray()
-        #: The worker's ``isolation`` report once it said ``ready``.
-        self.ready: dict[str, Any] | None = None
+        self._ready: dict[str, Any] | None = None
         self.closed = False
+
+    @property
+    def ready(self) -> dict[str, Any] | None:
+        """The worker's ``isolation`` report once it said ``ready`` (None before)."""
+        return self._ready
+
+    @ready.setter
+    def ready(self, report: dict[str, Any] | None) -> None:
+        # The report's pid is the one the host sees, whatever the worker said: a zygote's child
+        # is pid 1 of its own namespace and says 0, and no worker is taken at its word.
+        if report is not None:
+            report["pid"] = self.pid
+        self._ready = report
 
     @property
     def pid(self) -> int:

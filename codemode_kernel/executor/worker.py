@@ -7,9 +7,9 @@ module's :func:`main`). Either way it is confined before it reads its pass
 (:mod:`codemode_kernel.executor.confinement`) and then talks to the host in strict JSON
 lines::
 
-    host -> worker   {"op": "config", ...}   spawned: "parent_pid", "empty_root", "limits";
-                                             forked: "pid" (as the host sees it)
-    worker -> host   {"op": "ready", "pid", "isolation": {...}}      (after confinement)
+    host -> worker   {"op": "config", ...}   spawned only: "parent_pid", "empty_root", "limits"
+    worker -> host   {"op": "ready", "pid", "isolation": {...}}      (after confinement; a forked
+                                             worker says pid 0: the host records the pid it sees)
     host -> worker   {"op": "run", "code", "namespaces", "inputs", "capture_variables", "replay"}
     worker -> host   requests of executor/base.py, each answered by one host line
                      {"op": "output", "text"}                         (notifications)

@@ -33,8 +33,9 @@ descriptors travel as ``SCM_RIGHTS``)::
     Z'   -> host {"op": "forked", "id"} + [pidfd of the child]   or {"op": "error", "id", "message"}
     Z'   -> host {"op": "exit", "id", "returncode", "cpu"}        (when the child has been reaped)
 
-The host then writes ``{"op": "config", "pid"}`` (the child's pid as the host sees it) into
-the child's stdin; from there on the child speaks the worker protocol of ``worker.py``.
+From there on the child speaks the worker protocol of ``worker.py``: confined, it says
+``ready`` with ``"pid": 0`` (it is pid 1 of its own namespace; the host records the pid it sees,
+``pool.WorkerProcess.ready``) and reads its pass.
 
 Design log (how a pass gets a fresh confined process quickly):
 
@@ -81,13 +82,22 @@ Design log (how a pass gets a fresh confined process quickly):
   6 of 6 pairs). What is left in a child, by step (``getrusage`` between steps, 100 children):
   ~50 faults from the fork to its pipes in place (the first touches of the stack, the thread
   state and the interpreter's own pages), 26 re-seeding ``random``, ~50 confinement, ~50 the
-  ``hello`` and ``ready`` lines, ~50 reading the pass and setting it up, ~110 compiling
+  ``hello`` line (gone since, below) and the ``ready`` line, ~50 reading the pass and setting it up, ~110 compiling
   ``1 + 1`` (parse 31, RestrictedPython's checks 38, our rewrites 6, locations 16, compile 11),
   30 the globals, ~30 running and encoding the result: no step stands out, each is the
   reference counts of the objects it touches.
+- the host writing each child its pid as the host sees it (``{"op": "config", "pid"}``), which
+  the child read byte by byte (it must not buffer past it) before it could say ``ready``: only
+  the ``ready`` report used it. A child now says pid 0 and the host writes into the report the
+  pid it sees (``pool.WorkerProcess.ready``; no worker is taken at its word). Paired with the
+  code before it, 6 alternating runs of 300 back-to-back passes at load ~9-10: executor alone
+  back to back 3.07 -> 2.60 ms (5 of 6 pairs), faults per worker 540 -> 533 (6 of 6),
+  worker CPU per pass 2.88 -> 2.65 ms (5 of 6), host 0.84 -> 0.76 ms (4 of 6).
 - Z' reading its requests and sending its replies with the control socket's own ``recvmsg``
   and ``sendmsg`` instead of ``socket.recv_fds``/``send_fds``: Z' faults per fork 113-115 ->
   121-125 (two alternating runs of 200 passes); not kept.
+- re-seeding ``random`` through ``_random.Random.seed`` prepared in Z' (no Python frame of
+  ``Random.seed``): 2-5 fewer faults a child, within the noise; not kept.
 - rejected as still too slow to reach 2 ms per pass back to back on two cores: each fresh
   child costs ~1.2-1.5 ms of the zygote's CPU (``fork`` copying page tables, then the
   zygote's own copy-on-write faults) and ~2.5-3.7 ms in the child (half copy-on-write
@@ -276,7 +286,6 @@ class Zygote:
         # A child's ends of its pipes as Python objects, made once here on fds 0 and 1 (/dev/null
         # in Z'), where each child puts its pipes before it uses them (_child): made in every
         # child, they copied ~60 pages it shares with the zygote (issue 12).
-        self.hello = io.FileIO(0, "rb", closefd=False)
         self.reader = _WarmingReader(io.FileIO(0, "rb", closefd=False), run_pass, ())
         self.writer = open(1, "wb", closefd=False)  # noqa: SIM115 - every child's, never closed
         # The two calls around each fork, prepared once (see _fork).
@@ -396,11 +405,7 @@ class Zygote:
         failed = self.rlimits.apply(namespace_init=self.pid_namespace_fd is not None)
         user = give_up_user(self.libc, in_userns=self.in_userns)
         seccomp = self.child_filter.install(self.libc)
-        # The host writes the child's pid right after the fork. Read unbuffered, byte by byte:
-        # a buffered read could take the pass's first line along, hiding it from select().
-        hello = loads_line(self.hello.readline() or b"{}")
-        pid = hello.get("pid") if isinstance(hello, dict) else None
-        pid = pid if type(pid) is int else 0
+        pid = 0  # the host fills in the pid it sees (pool.WorkerProcess.ready): no line to wait for
         if warm:
             self.reader.slices.extend(WARM_UPS)
         if self.ready is not None and not failed and user is None and seccomp is None:

@@ -1,10 +1,12 @@
-"""A zygote's child says ``ready`` with a line the zygote encoded once (issue 12).
+"""A zygote's child says ``ready`` with a line the zygote encoded once, and the host records its pid (issue 12).
 
 A child whose own confinement steps (rlimits, user, seccomp layer) all succeed sends the
 zygote's template with its pid and priority filled in, instead of building and encoding its
 report itself (that touched every string of the report: ~50 copy-on-write faults a child).
 The template must be byte for byte the line the child would have built; a child whose step
-failed builds its report from what failed, so the host is told.
+failed builds its report from what failed, so the host is told. The child says pid 0 (it is
+pid 1 of its own namespace and is not told more); the host writes into the report the pid it
+sees, for every worker.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 from codemode_kernel import Limits
 from codemode_kernel.executor.confinement import Libc, new_report
 from codemode_kernel.executor.launcher import zygote_supported
+from codemode_kernel.executor.pool import WorkerProcess
 from codemode_kernel.executor.worker import dumps_line, loads_line, ready_message
 from codemode_kernel.executor.zygote import Zygote
 
@@ -83,3 +86,34 @@ def test_no_template_when_a_child_would_refuse_to_serve() -> None:
     for zygote in _zygote([], require_isolation=True):  # no file system hidden in this report
         assert "refused" in zygote._report((), None, None)
         assert zygote.ready is None
+
+
+class _Process:
+    """The parts of a process WorkerProcess reads: a pid and three pipe ends (no process runs)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        pipes = [os.pipe() for _ in range(3)]
+        self.stdin = open(pipes[0][1], "wb", buffering=0)  # noqa: SIM115
+        self.stdout = open(pipes[1][0], "rb", buffering=0)  # noqa: SIM115
+        self.stderr = open(pipes[2][0], "rb", buffering=0)  # noqa: SIM115
+        self.others = [pipes[0][0], pipes[1][1], pipes[2][1]]
+
+    def close(self) -> None:
+        for f in (self.stdin, self.stdout, self.stderr):
+            f.close()
+        for fd in self.others:
+            os.close(fd)
+
+
+@pytest.mark.parametrize("said", [0, 1, 4242, "1; rm", None])
+def test_the_report_carries_the_pid_the_host_sees_whatever_the_worker_said(said: Any) -> None:
+    """It is an error if a worker's own word (a forked child says 0) ends up as its pid in the report."""
+    proc = _Process(31337)
+    try:
+        worker = WorkerProcess(proc)  # type: ignore[arg-type]
+        assert worker.ready is None
+        worker.ready = {"seccomp": True, "pid": said}
+        assert worker.ready == {"seccomp": True, "pid": 31337}
+    finally:
+        proc.close()
