@@ -105,3 +105,22 @@ def test_the_children_of_a_replacement_zygote_are_confined(tmp_path: Path) -> No
         assert_refuses_everything(out["result"])
     forkers_before = {out["seen"]["status"]["PPid"] for out in before}
     assert {out["seen"]["status"]["PPid"] for out in after}.isdisjoint(forkers_before)
+
+
+def test_the_children_of_zygotes_rotated_after_their_quota_are_confined(tmp_path: Path) -> None:
+    """It is an error if a pass runs in a less confined worker after the zygote was rotated out (its fork quota)."""
+
+    async def across_rotations() -> list[dict[str, Any]]:
+        probe = ProbeZygote(tmp_path, LIMITS, warm=1)
+        probe.executor._pool.launcher.max_children = 3  # type: ignore[attr-defined]  # ZYGOTE_MAX_CHILDREN, smaller
+        try:
+            return [await probe.probe() for _ in range(10)]
+        finally:
+            await probe.aclose()
+
+    outs = run(across_rotations())
+    for out in outs:
+        assert out["error"] is None, out["error"]
+        assert_confined(out["seen"], LIMITS)
+        assert_refuses_everything(out["result"])
+    assert len({out["seen"]["status"]["PPid"] for out in outs}) >= 3  # forked by at least three zygotes

@@ -125,3 +125,14 @@ def test_with_require_isolation_a_child_without_its_layer_runs_nothing(tmp_path:
     assert "system calls cannot be filtered" in out["error"].message
     assert out["seen"] is None  # the probe never ran: the host was never asked to look
     assert out["result"] is None
+
+
+def test_a_limit_that_reads_like_the_templates_stand_ins_is_reported_as_set(tmp_path: Path) -> None:
+    """It is an error if a limit equal to a stand-in number of the template is reported as a pid or a priority."""
+    for size in (7_340_021_111, 7_340_022_222):  # Zygote._ready_line's stand-ins for the pid and the priority
+        out = probe_once(tmp_path / str(size), Limits(max_memory_bytes=512 << 20, max_file_size=size))
+        assert out["error"] is None, out["error"]
+        report = out["report"]
+        assert f"file size {size} bytes" in report["rlimits"], report["rlimits"]
+        assert report["pid"] == out["seen"]["pid"] and report["priority"] == "nice 0"
+        assert out["seen"]["limits"]["Max file size"] == [str(size)] * 2
