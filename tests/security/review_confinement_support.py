@@ -12,6 +12,8 @@ confinement step of a child really fails (the kernel refuses it), as on a less c
 
 - ``"built-report"``: no ``ready`` template, every child builds its report step by step;
 - ``"bad-layer"``: the child's seccomp layer is a program the kernel refuses (EINVAL);
+- ``"zygote-layer-refused"``: the zygote's own seccomp layer is refused (simulated: its
+  ``install`` says what the kernel says for a bad program), so each child installs the whole policy;
 - ``"cpu-hard=N"``: the zygote's hard RLIMIT_CPU is N, so a child cannot set (N, N + 1)
   without CAP_SYS_RESOURCE (pair it with ``drop_caps=("sys_resource",)``).
 
@@ -58,6 +60,19 @@ for fault in FAULTS:
         zygote.Zygote._ready_line = lambda self: None
     elif fault == "bad-layer":
         confinement.layer_program = lambda names: [(0xFFFF, 0, 0, 0)]  # no such BPF instruction
+    elif fault == "zygote-layer-refused":  # as if the kernel refused the zygote's own layer (simulated)
+        _init, _install = confinement.SeccompFilter.__init__, confinement.SeccompFilter.install
+
+        def _init_noting(self, limits, *, self_pid, allow=(), layer=None):
+            allow = tuple(allow)
+            _init(self, limits, self_pid=self_pid, allow=allow, layer=layer)
+            self.zygote_layer = bool(allow)
+
+        def _install_refused(self, libc):
+            return "prctl() failed: Invalid argument" if self.zygote_layer else _install(self, libc)
+
+        confinement.SeccompFilter.__init__ = _init_noting
+        confinement.SeccompFilter.install = _install_refused
     elif fault.startswith("cpu-hard="):
         n = int(fault.split("=")[1])
         resource.setrlimit(resource.RLIMIT_CPU, (n, n))
