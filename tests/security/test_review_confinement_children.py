@@ -150,3 +150,25 @@ def test_without_the_zygotes_layer_a_child_still_refuses_every_change_of_identit
     assert out["seen"]["status"]["Seccomp_filters"] == "1"  # the child's whole policy, alone
     assert out["report"]["seccomp"] is True
     assert_refuses_everything(out["result"])
+
+
+def test_passes_at_once_each_get_their_own_confined_child(tmp_path: Path) -> None:
+    """It is an error if passes running at the same time share a worker or any of them runs less confined."""
+
+    async def at_once() -> list[dict[str, Any]]:
+        probe = ProbeZygote(tmp_path, LIMITS, warm=2)
+        try:
+            await probe.executor.warm_up()
+            outs: list[dict[str, Any]] = []
+            for _ in range(2):
+                outs += await asyncio.gather(*(probe.probe() for _ in range(4)))
+            return outs
+        finally:
+            await probe.aclose()
+
+    outs = run(at_once())
+    for out in outs:
+        assert out["error"] is None, out["error"]
+        assert_confined(out["seen"], LIMITS)
+        assert_refuses_everything(out["result"])
+    assert len({out["seen"]["pid"] for out in outs}) == 8

@@ -75,9 +75,10 @@ def test_a_pass_that_seeds_random_leaves_its_state_for_no_one(tmp_path: Path) ->
     assert after["result"]["random"][3] != digest_if_inherited
 
 
-@pytest.mark.parametrize("faults", [[], ["built-report"]], ids=["template", "built-report"])
-def test_random_uuid_and_urandom_differ_in_every_child(tmp_path: Path, faults: list[str]) -> None:
+@pytest.mark.parametrize(("faults", "warm"), [([], 0), ([], 2), (["built-report"], 0)],
+                         ids=["template", "template-forked-ahead", "built-report"])
+def test_random_uuid_and_urandom_differ_in_every_child(tmp_path: Path, faults: list[str], warm: int) -> None:
     """It is an error if two children of one zygote draw the same random number, UUID, urandom bytes or state."""
-    outs = passes(tmp_path, [False] * 8, faults=faults)
+    outs = passes(tmp_path, [False] * 8, faults=faults, warm=warm)
     for column in zip(*(out["result"]["random"] for out in outs), strict=True):
         assert len(set(column)) == len(outs), column
