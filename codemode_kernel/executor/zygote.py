@@ -93,6 +93,14 @@ Design log (how a pass gets a fresh confined process quickly):
   code before it, 6 alternating runs of 300 back-to-back passes at load ~9-10: executor alone
   back to back 3.07 -> 2.60 ms (5 of 6 pairs), faults per worker 540 -> 533 (6 of 6),
   worker CPU per pass 2.88 -> 2.65 ms (5 of 6), host 0.84 -> 0.76 ms (4 of 6).
+  Through the runtime the pairs go both ways: 4 rounds gave back to back 3.39 -> 2.84 ms (4 of
+  4), 50 ms apart 3.33 -> 3.34 ms; 8 later rounds (load 6-7) gave back to back 2.39 -> 2.58 ms
+  and 50 ms apart 2.90 -> 3.14 ms (each faster in 2 of 8). A possible cost: the pool thread
+  wrote the hello only when the host's GIL let it, which held a refill child's idle warm-up
+  (~3 ms of CPU) back while the host worked on a pass; now it starts at once. Kept because it
+  also closes a host bug (tests/security/test_review_confinement_host.py, its-own-pidfd: a
+  failed hello write left the worker's pipes open and the zygote in use); delaying the idle
+  warm-up of a refill child is the next thing to measure.
 - Z' reading its requests and sending its replies with the control socket's own ``recvmsg``
   and ``sendmsg`` instead of ``socket.recv_fds``/``send_fds``: Z' faults per fork 113-115 ->
   121-125 (two alternating runs of 200 passes); not kept.
