@@ -161,6 +161,7 @@ class RlimitPlan:
                 report["problems"].append(problem)
             elif name in not_set:
                 report["problems"].append(f"{name}: {not_set[name]}")
+                report.setdefault("rlimits_refused", []).append(name)
             else:
                 applied.append(label)
         report["rlimits"] = ", ".join(applied)
@@ -512,6 +513,11 @@ def conclude(limits: Mapping[str, Any], report: dict[str, Any]) -> None:
             missing.append("system calls cannot be filtered")
         if not report["filesystem_hidden"]:
             missing.append("the file system cannot be hidden")
+        user = str(report.get("user", ""))
+        if user.startswith("root: could not switch") or "capabilities inside its own user namespace (" in user:
+            missing.append("the worker cannot give up its privileges")
+        if report.get("rlimits_refused"):
+            missing.append("the kernel refused the limits " + ", ".join(report["rlimits_refused"]))
         if missing:
             report["refused"] = ("Limits.require_isolation is set and this system cannot confine the worker: "
                                  + "; ".join(missing) + " (" + "; ".join(report["problems"]) + "). Run on "

@@ -139,10 +139,6 @@ def test_a_limit_that_reads_like_the_templates_stand_ins_is_reported_as_set(tmp_
 
 
 @needs_root
-@pytest.mark.xfail(strict=True, reason=(
-    "review finding (pre-existing, also at c1316f7): confinement.conclude refuses only for the network, "
-    "seccomp and the file system; a child still root after its user switch was refused, or without a "
-    "limit the kernel refused, runs the pass under require_isolation"))
 @pytest.mark.parametrize(("faults", "drop_caps"), [([], ["setuid", "setgid"]), (["cpu-hard=30"], ["sys_resource"])],
                          ids=["still-root", "no-cpu-limit"])
 def test_with_require_isolation_a_child_whose_user_switch_or_limit_failed_runs_nothing(
