@@ -66,6 +66,16 @@ commit of the pass's start, the outcome timer, search, describe and snippets, th
 so a thread could commit the next mark only with every use of that connection under one lock,
 the runtime's included; and with the loop's CPU a sync call down to an async call's, what is
 left to move is a wake-up, not work.
+Built later (issue 12, passes.py "holds the conversation"): the journal's connection goes with
+the conversation, handed over explicitly (the loop takes nothing of the pass's meanwhile: no timer,
+no other request), so no lock around the runtime's uses is needed. A run of sync calls then costs
+one thread and no loop wake-up; the run is one job here (one thread, counted busy), each call in a
+copy of the loop's context. Paired, 6 interleaved rounds from clean trees at load 6-7.7 (another
+engineer's suite and a test run beside it; /tmp/ab/calls_ab.py, 3,000 calls, median of 3): host CPU
+per sync call 152-176 -> 111-176 µs (lower in 5 of 6; medians 158 -> 119), sync calls/s higher in 5
+of 6 (medians 3,494 -> 3,837); async in the same rounds 139 -> 143 µs (CPU medians, lower in 3 of 6),
+and in 8 more async-only rounds at load 6-7.4: 3,736 -> 3,854 calls/s (higher in 5 of 8) and
+142 -> 140 µs (lower in 5 of 8): no loss.
 
 Threads are reused and bounded: one hung connector holds one thread and never blocks a call
 that finds another idle or a free place for a new one; when all ``limit`` threads are busy,

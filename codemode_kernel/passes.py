@@ -38,6 +38,24 @@ awaitable, a result that does not encode or is too large to store, an exception 
 ``Exception``) goes back to the loop, which does it as ``_run`` does and sends the reply.
 Figures: the commit that brought it (``git log -S _OnThread``) and connector_threads.py.
 
+When the executor can give the conversation away (the isolated executor's sink: ``hold()``), the
+connector's thread *holds* it (issue 12, ``_Held``): after it writes a call's reply it reads the
+worker's next request itself (``sink.next_request``: validated by ``channel.check_request``, counted
+against ``Limits.max_calls``, printed text counted against the output limit and forwarded to the
+loop's callback in order), and a new call to a synchronous connector (``_take``: not replayed, not
+pending approval, the pass not ended) is decided there as the loop would: arguments checked, its
+mark committed with the outcome before it, the function run on the same thread, the reply written.
+No loop wake-up and no second thread per call. The pass's journal goes with the conversation: one
+user at a time, the holding thread or the loop, switched under ``sink.own`` (``_check_owner``
+refuses any other use). The thread gives both back for anything else (an async call, a step,
+search, describe, a snippet, ``done``, ``fail``, a replayed or approved call, a malformed line, a
+limit reached, the end of the pipe, a reply the loop must write: too large for one write, an
+``abort``), and when no request comes within :data:`OUTCOME_BOUND`, after it has committed the
+kept outcome itself. The loop takes both back (``sink.revoke()``, waiting for a commit under way)
+when the pass is stopped (interrupt, timeout, kill, a cancelled ``execute()``, ``aclose``) or the
+worker's stderr ends (it died while the thread was in a connector): a call still running on the
+thread then delivers its outcome to the loop as a late one (``_late_outcome``), as above.
+
 Why that keeps DESIGN's promises ("before calling a connector the entry is durably
 ``executing``; after the result is recorded it is ``applied``"): no connector runs before its
 own mark is committed, and nothing outside this host learns of an outcome before it is stored
@@ -53,6 +71,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
 import json
 import logging
@@ -121,6 +140,23 @@ class PassState:
 
 
 _SLACK = 1e-6  # seconds a loop timer may fire early (the clock's resolution): it is due then
+
+
+class JournalOwnerError(RuntimeError):
+    """The pass's journal was used by a thread that does not hold it (a bug of the host)."""
+
+
+class _Held:
+    """A run of sync calls one connector thread answers while it holds the conversation."""
+
+    __slots__ = ("context", "loop", "ran", "sink", "thread")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, sink: Any, context: contextvars.Context) -> None:
+        self.loop = loop
+        self.sink = sink        # the executor's: hold/own/held/next_request/give_back_locked/revoke
+        self.context = context  # the loop's, when the run began: each call runs in a copy
+        self.thread: int | None = None
+        self.ran = False
 
 
 class _OnThread:
@@ -210,6 +246,7 @@ class PassHandler:
         # The new call a connector's thread is answering (its reply and outcome made there), and
         # the loop's tasks that finish such a call when its thread could not.
         self._on_thread: _OnThread | None = None
+        self._held: _Held | None = None  # the run of sync calls a thread answers, holding the conversation
         self._tasks: set[asyncio.Task[None]] = set()
         # The pass's calls in the connector threads: let go of when the pass is over (release()).
         self._scope = shared().scope()
@@ -350,6 +387,7 @@ class PassHandler:
         self.flush()
 
     def _finish_entry(self, seq: int, entry_state: str, *, result: str | None = None, error: str | None = None) -> None:
+        self._check_owner()
         if self._reopen is None:
             self.journal.finish_entry(self.state.execution_id, seq, entry_state, result=result, error=error)
             return
@@ -430,40 +468,10 @@ class PassHandler:
         method = self.catalog.get(connector, method_name)
         if method is None:
             return {"raise": {"type": "AttributeError", "message": self.catalog.missing(connector, method_name)}}
-        # Size first, then decoding, then the schema: each step costs more than the one before,
-        # and a 50 MB argument must not be decoded, validated or quoted back (issue 10, item 8).
-        try:
-            canonical = codec.canonical_encoded(encoded_args)
-        except (ValueError, TypeError, RecursionError) as exc:
-            return self.fail("CodecError", f"the arguments of {method.path} are not valid data ({_clip(str(exc))})")
-        self._check_size(canonical, f"The arguments of {method.path}")
-        try:
-            args = codec.decode(encoded_args, f"the arguments of {method.path}")
-        except codec.DecodeError as exc:
-            return self.fail("CodecError", str(exc))
-        if not isinstance(args, dict):
-            return {"raise": {"type": "ArgumentError", "message": f"{method.path}: arguments must be keywords"}}
-        recorded = self.state.journal.get(self.state.next_seq)
-        # A replayed call identical to its journal entry was validated when it was first made. The
-        # approved call is checked again: it runs now, and its entry may predate today's rules.
-        if recorded is None or recorded.state == "pending" or \
-                (recorded.connector, recorded.method, recorded.args) != (connector, method_name, canonical):
-            refused = method.validator.problem
-            if refused is not None:
-                return {"raise": {"type": "SchemaError", "message": refused}}
-            try:
-                problem = method.validator.errors(args)
-            except Exception as exc:  # OverflowError, RecursionError, a bug: the pass cannot go on
-                log.warning("checking the arguments of %s failed", method.path, exc_info=True)
-                return self.fail("HostError", (
-                    f"the host could not check the arguments of {method.path} against its input schema "
-                    f"({type(exc).__name__}: {_clip(str(exc))}). The connector was not called. Pass ordinary "
-                    f"values (see codemode.describe('{method.path}')); if they are, the connector's schema is at "
-                    "fault."))
-            if problem is not None:
-                return {"raise": {"type": "ArgumentError", "message": (
-                    f"{method.path}: {problem}. The connector was not called. "
-                    f"See codemode.describe('{method.path}') for its arguments.")}}
+        checked = self._arguments(method, connector, method_name, encoded_args)
+        if isinstance(checked, dict):
+            return checked
+        args, canonical = checked
         state = self.state
         seq = state.next_seq
         state.next_seq += 1
@@ -502,9 +510,49 @@ class PassHandler:
             return self._hand_off(method, args, seq, sink)
         return await self._run(method, args, seq, record=True)
 
+    def _arguments(self, method: Method, connector: str, method_name: str,
+                   encoded_args: Any) -> Reply | tuple[dict[str, Any], str]:
+        """A call's arguments decoded and checked (and their canonical text), or the reply that refuses them."""
+        # Size first, then decoding, then the schema: each step costs more than the one before,
+        # and a 50 MB argument must not be decoded, validated or quoted back (issue 10, item 8).
+        try:
+            canonical = codec.canonical_encoded(encoded_args)
+        except (ValueError, TypeError, RecursionError) as exc:
+            return self.fail("CodecError", f"the arguments of {method.path} are not valid data ({_clip(str(exc))})")
+        self._check_size(canonical, f"The arguments of {method.path}")
+        try:
+            args = codec.decode(encoded_args, f"the arguments of {method.path}")
+        except codec.DecodeError as exc:
+            return self.fail("CodecError", str(exc))
+        if not isinstance(args, dict):
+            return {"raise": {"type": "ArgumentError", "message": f"{method.path}: arguments must be keywords"}}
+        recorded = self.state.journal.get(self.state.next_seq)
+        # A replayed call identical to its journal entry was validated when it was first made. The
+        # approved call is checked again: it runs now, and its entry may predate today's rules.
+        if recorded is None or recorded.state == "pending" or \
+                (recorded.connector, recorded.method, recorded.args) != (connector, method_name, canonical):
+            refused = method.validator.problem
+            if refused is not None:
+                return {"raise": {"type": "SchemaError", "message": refused}}
+            try:
+                problem = method.validator.errors(args)
+            except Exception as exc:  # OverflowError, RecursionError, a bug: the pass cannot go on
+                log.warning("checking the arguments of %s failed", method.path, exc_info=True)
+                return self.fail("HostError", (
+                    f"the host could not check the arguments of {method.path} against its input schema "
+                    f"({type(exc).__name__}: {_clip(str(exc))}). The connector was not called. Pass ordinary "
+                    f"values (see codemode.describe('{method.path}')); if they are, the connector's schema is at "
+                    "fault."))
+            if problem is not None:
+                return {"raise": {"type": "ArgumentError", "message": (
+                    f"{method.path}: {problem}. The connector was not called. "
+                    f"See codemode.describe('{method.path}') for its arguments.")}}
+        return args, canonical
+
     def _insert(self, seq: int, method: Method, canonical: str, entry_state: str) -> None:
         """Commit call ``seq``'s entry, with the outcome of the call before it if that is not stored yet."""
         state = self.state
+        self._check_owner()
         finish, self._unsaved = self._unsaved, None
         try:
             ok = self.journal.insert_entry(state.execution_id, seq, method.connector, method.name, canonical,
@@ -569,6 +617,9 @@ class PassHandler:
         """Run a new call of a synchronous connector on a thread that answers it through ``sink``
         (None); a call no thread can take (connector_threads.py) is the call's error, answered here."""
         loop = asyncio.get_running_loop()
+        hold = getattr(sink, "hold", None)
+        if hold is not None and hold():
+            return self._hold(loop, method, args, seq, sink)
         call = _OnThread(seq, loop.time())
         self._on_thread = call
         if self._timer is None:
@@ -583,13 +634,173 @@ class PassHandler:
             return self._raised(seq, exc, True)
         return None
 
-    def _deliver(self, loop: asyncio.AbstractEventLoop, call: _OnThread, method: Method, sink: ReplySink,
-                 result: Any, error: BaseException | None) -> None:
-        """On the connector's thread: the reply and the outcome, as :meth:`_run` makes them; anything
-        else (an awaitable, a value that does not encode or is too large to store, an exception that
-        is not an ``Exception``) goes back to the loop, which does it as :meth:`_run` does."""
-        reply: Reply | None = None
-        outcome: Outcome | None = None
+    # -- a run of sync calls on one thread that holds the conversation (module docstring) ----
+
+    def _hold(self, loop: asyncio.AbstractEventLoop, method: Method, args: dict[str, Any], seq: int,
+              sink: Any) -> Reply | None:
+        """The executor has given the conversation to this call's thread (``sink.hold()``): the
+        thread answers this call and the sync calls that follow, and the pass's journal is its own
+        until it gives both back (or the loop takes them: ``sink.revoke()``)."""
+        if self._timer is not None:  # nothing of the loop's touches the journal meanwhile
+            self._timer.cancel()
+            self._timer = None
+        held = _Held(loop, sink, contextvars.copy_context())
+        self._held = held
+        ctx = ExecutionContext(self.state.execution_id, seq, method.connector, method.name)
+        try:
+            shared().hand_off(self._streak, (held, method, args, seq, ctx),
+                              lambda result, error: self._streak_ended(held, method, seq, error), self._scope)
+        except (ConnectorThreadsExhausted, CallNotRun) as exc:
+            sink.revoke()
+            return self._raised(seq, exc, True)
+        return None
+
+    def _streak(self, held: _Held, method: Method, args: dict[str, Any], seq: int, ctx: ExecutionContext) -> None:
+        """On the connector's thread: run the call, answer it, read the next request, and so on while
+        the requests are sync calls this thread can make (:meth:`_take`)."""
+        held.thread = threading.get_ident()
+        held.ran = True
+        step: tuple[Method, dict[str, Any], int, ExecutionContext] | None = (method, args, seq, ctx)
+        while step is not None:
+            method, args, seq, ctx = step
+            try:  # each call in a copy of the loop's context, as a call handed off alone
+                result, error = held.context.copy().run(method.tool.execute, args, ctx), None
+            except BaseException as exc:  # what connector_threads hands a caller
+                result, error = None, exc
+            step = self._answered(held, method, seq, result, error)
+
+    def _streak_ended(self, held: _Held, method: Method, seq: int, error: BaseException | None) -> None:
+        """The streak's job is over: a call that never ran (its pass ended while it waited for a
+        thread) has its error recorded and answered; a streak that failed lets go of the conversation."""
+        if not held.ran:
+            self._answered(held, method, seq, None, error)
+            return
+        if error is not None:
+            log.error("a connector thread's run of calls failed", exc_info=error)
+        with held.sink.own:
+            if held.sink.held:
+                held.sink.give_back_locked()
+
+    def _answered(self, held: _Held, method: Method, seq: int, result: Any,
+                  error: BaseException | None) -> tuple[Method, dict[str, Any], int, ExecutionContext] | None:
+        """The reply to call ``seq`` and its kept outcome; then the next call this thread makes, if one comes."""
+        sink = held.sink
+        reply, outcome = self._made(method, seq, result, error)
+        loop = held.loop
+        with sink.own:
+            mine = sink.held
+            if reply is None or outcome is None:
+                if mine:
+                    sink.give_back_locked()
+                with contextlib.suppress(RuntimeError):  # after the give back: the journal is the loop's then
+                    loop.call_soon_threadsafe(self._finish_streak_call, seq, method, sink, result, error)
+                return None
+            if mine:
+                self._keep_here(outcome, loop.time())
+            else:  # the loop took the journal back (the pass is ending): its outcome goes there
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(self._late_outcome, outcome)
+        return self._next(held, reply)
+
+    def _next(self, held: _Held, reply: Reply) -> tuple[Method, dict[str, Any], int, ExecutionContext] | None:
+        sink = held.sink
+        while True:
+            if not sink.send(reply):  # the loop writes it: the conversation goes back there
+                with sink.own:
+                    if sink.held:
+                        sink.give_back_locked()
+                        self._rearm_later(held)
+                return None
+            got = sink.next_request(self._unsaved_at + self._bound if self._unsaved is not None
+                                    else held.loop.time() + self._bound, self._take)
+            if got is None:  # given back (or taken): the loop goes on
+                self._rearm_later(held)
+                return None
+            if isinstance(got, tuple):
+                return got  # type: ignore[no-any-return]
+            if isinstance(got, dict):
+                reply = got
+                continue
+            with sink.own:  # no request within the bound: the kept outcome is committed here
+                if sink.held:
+                    self._commit()
+                    sink.give_back_locked()
+            return None
+
+    def _rearm_later(self, held: _Held) -> None:
+        if self._unsaved is not None:
+            with contextlib.suppress(RuntimeError):
+                held.loop.call_soon_threadsafe(self._rearm)
+
+    def _rearm(self) -> None:
+        """On the loop, once it has the conversation back: a kept outcome gets its timer again."""
+        if self._unsaved is not None and self._timer is None and self._held_now() is None:
+            self._timer = asyncio.get_running_loop().call_at(self._unsaved_at + self._bound, self._due)
+
+    def _take(self, request: dict[str, Any]) -> Reply | tuple[Method, dict[str, Any], int, ExecutionContext] | None:
+        """On the holding thread, under the conversation's lock: a sync connector's new call is decided
+        here as the loop would (its arguments checked, its mark committed with the outcome before it),
+        and its method, arguments, seq and context come back to be run on this thread; or a reply
+        refusing it. None (nothing changed): the loop answers this request."""
+        state = self.state
+        if state.ended or self._begun is not None or self._on_thread is not None \
+                or request.get("replayed", 0) != state.locally_replayed \
+                or state.journal.get(state.next_seq) is not None:
+            return None
+        connector, method_name = request["connector"], request["method"]
+        method = self.catalog.get(connector, method_name)
+        if method is None or method.tool.requires_approval or inspect.iscoroutinefunction(method.tool.execute):
+            return None
+        try:
+            checked = self._arguments(method, connector, method_name, request["args"])
+            if isinstance(checked, dict):
+                return checked
+            args, canonical = checked
+            seq = state.next_seq
+            state.next_seq += 1
+            self._insert(seq, method, canonical, "executing")
+        except ValueTooLarge as exc:
+            return self.fail("ValueTooLarge", str(exc))
+        except ReplayDivergence as exc:
+            return self.fail("ReplayDivergence", str(exc))
+        except Exception as exc:
+            return self._host_error(request, exc)
+        return method, args, seq, ExecutionContext(state.execution_id, seq, method.connector, method.name)
+
+    def _keep_here(self, outcome: Outcome, at: float) -> None:
+        """Keep ``outcome`` for the next mark's commit (the holding thread: no timer; it commits it itself)."""
+        self._commit()
+        self._unsaved = outcome
+        self._unsaved_at = at
+
+    def _late_outcome(self, outcome: Outcome) -> None:
+        """On the loop: the outcome of a call whose thread lost the conversation while it ran: stored now."""
+        self._keep(outcome, asyncio.get_running_loop().time(), arm=False)
+        self.flush()
+
+    def _finish_streak_call(self, seq: int, method: Method, sink: ReplySink, result: Any,
+                            error: BaseException | None) -> None:
+        task = asyncio.get_running_loop().create_task(self._finish(seq, method, sink, result, error))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _held_now(self) -> _Held | None:
+        held = self._held
+        return held if held is not None and held.sink.held else None
+
+    def _check_owner(self) -> None:
+        """The pass's journal has one user at a time: the thread holding the conversation, else the loop."""
+        held = self._held
+        if held is not None and held.sink.held != (threading.get_ident() == held.thread):
+            raise JournalOwnerError("the pass's journal was used by a thread that does not hold it (a bug of the "
+                                    "host; issue 12)")
+
+    @staticmethod
+    def _made(method: Method, seq: int, result: Any, error: BaseException | None) -> tuple[Reply | None,
+                                                                                           Outcome | None]:
+        """The reply to a sync call and its outcome, as :meth:`_run` makes them; (None, None) for what
+        the loop must do (an awaitable, a value that does not encode or is too large to store, an
+        exception that is not an ``Exception``)."""
         try:
             if error is None:
                 if not inspect.isawaitable(result):
@@ -599,14 +810,20 @@ class PassHandler:
                     if stored is not None:
                         codec.check_storable(stored, where)  # else the loop refuses it (_returned)
                     if stored is None or len(stored) <= codec.MAX_VALUE_CHARS:
-                        outcome = Outcome(call.seq, "applied", stored, None)
-                        reply = {"value": encoded}
+                        return {"value": encoded}, Outcome(seq, "applied", stored, None)
             elif isinstance(raised := future_safe(error), Exception):
                 text = {"type": error_name(raised), "message": codec.storable_text(str(raised))}
-                outcome = Outcome(call.seq, "error", None, f"{text['type']}: {text['message']}")
-                reply = {"raise": text}
+                return {"raise": text}, Outcome(seq, "error", None, f"{text['type']}: {text['message']}")
         except Exception:  # the loop does it again, and says what went wrong
-            reply = outcome = None
+            pass
+        return None, None
+
+    def _deliver(self, loop: asyncio.AbstractEventLoop, call: _OnThread, method: Method, sink: ReplySink,
+                 result: Any, error: BaseException | None) -> None:
+        """On the connector's thread: the reply and the outcome, as :meth:`_run` makes them; anything
+        else (an awaitable, a value that does not encode or is too large to store, an exception that
+        is not an ``Exception``) goes back to the loop, which does it as :meth:`_run` does."""
+        reply, outcome = self._made(method, call.seq, result, error)
         if reply is None or outcome is None:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
                 loop.call_soon_threadsafe(self._finish_on_loop, call, method, sink, result, error)

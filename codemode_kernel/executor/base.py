@@ -36,8 +36,9 @@ OutputCallback = Callable[[str], object]
 class ReplySink(Protocol):
     """Where a host handler may put the reply to one request later, from any thread (issue 12)."""
 
-    def send(self, reply: dict[str, Any]) -> None:
-        """Write ``reply`` to the sandbox (once per request handed this sink; thread-safe)."""
+    def send(self, reply: dict[str, Any]) -> bool | None:
+        """Write ``reply`` to the sandbox (once per request handed this sink; thread-safe). The isolated
+        executor's sink says whether it wrote it at once (False: its loop writes it)."""
         ...
 
 

@@ -177,6 +177,9 @@ class WorkerPipe:
         self.attached = True
         self.skip_poll = 0            # replies left after which the host sleeps at once
         self.clock = clock            # read once per loop turn of a poll
+        # Called on the loop when the worker's stderr ends (it died or closed it): a connector's thread
+        # holding the conversation may be in a connector, not reading (isolated._Replies.revoke).
+        self.on_stderr_end: Callable[[], None] | None = None
         loop.add_reader(out_fd, self._readable)
         loop.add_reader(err_fd, self._stderr)
 
@@ -220,6 +223,8 @@ class WorkerPipe:
             data = b""
         if not data:
             self.loop.remove_reader(self.err_fd)
+            if self.on_stderr_end is not None:
+                self.on_stderr_end()
             return
         self.err += data
         del self.err[:-4096]

@@ -188,6 +188,7 @@ class _Pass:
         # where that reply goes.
         self.later = host if isinstance(host, LaterHost) else None
         self.replies = _Replies(self)
+        self.pipe.on_stderr_end = self.replies.revoke  # the worker is gone: its pipe's end is the loop's to read
 
     # -- ending the pass (any thread)
     def kill(self, reason: SandboxError | None) -> None:
@@ -209,6 +210,7 @@ class _Pass:
     def _settle(self) -> None:
         if not self.finished.done():
             self.finished.set_result(None)
+        self.replies.revoke()  # a thread holding the conversation lets go of it (and of the journal)
         self.replies.wake()  # a conversation waiting for a thread's reply stops waiting
 
     def outcome(self) -> ExecuteResult:
@@ -279,7 +281,10 @@ class _Pass:
                 return None
             elif self.started and isinstance(op, str):
                 reply = await self._answer(message)
+                back = self.replies.back  # resolved and cleared when the loop has it back (_Replies._resume)
                 if isinstance(reply, _Later):  # a connector's thread writes the reply (_Replies)
+                    if back is not None:  # and holds the conversation until it gives it back
+                        await back
                     continue
                 if reply is not None:
                     if not await self.pipe.write(dumps_line(reply)):
@@ -320,6 +325,10 @@ class _Pass:
                 f"the pass printed more than {self.limits.max_output_chars:,} characters (Limits.max_output_chars="
                 f"{self.limits.max_output_chars}). Print less, or return a summary instead.")))
             return
+        self._emit(text)
+
+    def _emit(self, text: str) -> None:
+        """On the loop: printed text, counted already, is kept and goes to the output callback."""
         self.outputs.append(text)
         if self.on_output is not None:
             try:
@@ -444,12 +453,21 @@ class _Replies:
         self.waiter: asyncio.Future[None] | None = None  # the conversation (a kill wakes it too)
         self.ending: asyncio.Future[None] | None = None  # the pass's end waits (made())
         self.writing: asyncio.Task[None] | None = None
+        # A connector's thread may hold the conversation (hold(): it reads the worker's next requests
+        # itself); ``own`` orders that against the loop taking it back (revoke()), and the pass
+        # handler's journal goes with it (passes.py).
+        self.own = threading.Lock()
+        self.held = False
+        self.back: asyncio.Future[None] | None = None  # the conversation waits for it back
+        self.poller: select.poll | None = None  # the holding thread waits for the worker's next request
 
-    def send(self, reply: dict[str, Any]) -> None:
+    def send(self, reply: dict[str, Any]) -> bool:
+        """Write ``reply``; False when the loop writes it instead (too long for one write, the pipe
+        full, an ``abort``): a thread holding the conversation then gives it back."""
         run = self.run
         if threading.get_ident() != run.loop_thread:
             try:
-                line: bytes | None = dumps_line(reply)
+                line: bytes | None = None if "abort" in reply else dumps_line(reply)
             except Exception:  # the loop tries again and says why
                 line = None
             if line is not None and len(line) <= select.PIPE_BUF:
@@ -471,11 +489,12 @@ class _Replies:
                         if waiter is not None:
                             with contextlib.suppress(RuntimeError):
                                 run.loop.call_soon_threadsafe(_resolve, waiter)
-                    return
+                    return True
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody reads the reply
                 run.loop.call_soon_threadsafe(self._write, reply)
-            return
+            return False
         self._write(reply)
+        return False
 
     def _write(self, reply: dict[str, Any]) -> None:
         """On the loop: the reply goes out as the conversation's replies do."""
@@ -530,10 +549,159 @@ class _Replies:
             _resolve(waiter)
 
     def close(self) -> None:
+        with self.own:
+            self.held = False
         with self.lock:
             self.closed = True
         if self.writing is not None:
             self.writing.cancel()
+
+    # -- a connector's thread holds the conversation (issue 12; passes.py, PassHandler._streak)
+
+    def hold(self) -> bool:
+        """On the loop, as a call is handed to a connector's thread: that thread reads the worker's
+        next requests itself (:meth:`next_request`) until it gives the conversation back or the loop
+        takes it (:meth:`revoke`). False: the pass cannot be held now (it is ending)."""
+        run = self.run
+        pipe = run.pipe
+        if (self.held or self.closed or run.reason is not None or run.abort is not None or not pipe.attached
+                or pipe.paused or pipe.eof):
+            return False
+        run.loop.remove_reader(pipe.out_fd)
+        self.back = run.loop.create_future()
+        self.held = True
+        return True
+
+    def revoke(self) -> None:
+        """On the loop: the conversation (and the host's journal) is the loop's again, now; waits for a
+        commit the thread is making. The thread touches neither afterwards."""
+        with self.own:
+            if not self.held:
+                return
+            self.held = False
+        self._resume()
+
+    def give_back_locked(self) -> None:
+        """The holding thread, under :attr:`own`: the loop reads on from what is buffered."""
+        self.held = False
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody reads on
+            self.run.loop.call_soon_threadsafe(self._resume)
+
+    def _resume(self) -> None:
+        run = self.run
+        pipe = run.pipe
+        pipe.scanned = 0
+        if pipe.attached and not pipe.eof and not pipe.paused and not self.closed:
+            run.loop.add_reader(pipe.out_fd, pipe._readable)
+        back, self.back = self.back, None
+        if back is not None:
+            _resolve(back)
+
+    def next_request(self, deadline: float, take: Callable[[dict[str, Any]], Any]) -> Any:
+        """On the holding thread: the next request the thread answers (``take(request)``'s value,
+        under :attr:`own`), ``TIMED_OUT`` when none came by ``deadline`` (``time.monotonic``), or None
+        once the conversation is the loop's (anything but a call ``take`` accepts, printed text past
+        the limit, a malformed line, the end of the pipe: the loop goes on from that line as it
+        would have). Printed text is counted here and goes to the loop's output callback in order."""
+        run = self.run
+        pipe = run.pipe
+        fd = pipe.out_fd
+        while True:
+            with self.own:
+                if not self.held:
+                    return None
+                got = self._line_locked(take)
+                if got is not _MORE:
+                    return got
+                try:
+                    data: bytes | None = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    data = None
+                except OSError:
+                    data = b""
+                if data:
+                    pipe.buffer += data
+                    continue
+                if data is not None:  # the end of the pipe: the loop finds out why
+                    pipe.eof = True
+                    self.give_back_locked()
+                    return None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return TIMED_OUT
+            if self.poller is None:  # poll, not select: a host with more than FD_SETSIZE descriptors
+                self.poller = select.poll()
+                self.poller.register(fd, select.POLLIN)
+            try:
+                self.poller.poll(max(1, math.ceil(remaining * 1000)))
+            except OSError:  # the loop reads on
+                with self.own:
+                    if self.held:
+                        self.give_back_locked()
+                return None
+
+    def _line_locked(self, take: Callable[[dict[str, Any]], Any]) -> Any:
+        run = self.run
+        pipe = run.pipe
+        buffer = pipe.buffer
+        while True:
+            index = buffer.find(b"\n")
+            if index < 0:
+                if len(buffer) > pipe.request_limit:
+                    break
+                return _MORE
+            if index >= pipe.request_limit or run.reason is not None or run.abort is not None:
+                break
+            try:
+                message = _parse(bytes(buffer[: index + 1]))
+            except WorkerProtocolError:
+                break
+            op = message.get("op")
+            if op == "output":
+                text = message.get("text")
+                if not isinstance(text, str):
+                    break
+                cost = max(len(text), OUTPUT_MESSAGE_COST)
+                if run.output_chars + cost > run.limits.max_output_chars:
+                    break
+                run.output_chars += cost
+                del buffer[: index + 1]
+                try:
+                    run.loop.call_soon_threadsafe(run._emit, text)
+                except RuntimeError:  # the loop is closed: nobody reads on
+                    return None
+                continue
+            if op != "call" or run.calls >= run.limits.max_calls:
+                break
+            try:
+                request = check_request(message, run.namespaces)
+            except WorkerProtocolError:
+                break
+            got = take(request)
+            if got is None:
+                break
+            del buffer[: index + 1]
+            run.calls += 1
+            run.asking = f"its call to {request['connector']}.{request['method']}"
+            self.pending = True
+            return got
+        self.give_back_locked()
+        return None
+
+
+class _More:
+    """More bytes are needed for a line."""
+
+
+_MORE = _More()
+
+
+class _TimedOut:
+    """No request came within the holding thread's time."""
+
+
+#: What :meth:`_Replies.next_request` returns when no request came in time.
+TIMED_OUT = _TimedOut()
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -730,6 +898,7 @@ class SubprocessExecutor:
             # waited for any sync call (issue 12): a quick one's outcome is then kept before the
             # runtime records the pass's end, as before.
             await run.replies.made(LATE_REPLY_WAIT)
+            run.replies.revoke()  # the host's journal is the loop's again before the pass's end is recorded
             # If the host is still answering a request, that answer finishes on its own (the
             # runtime must not be cancelled mid-write); nothing reaches the killed worker.
             worker.kill()
