@@ -18,6 +18,7 @@ PostgreSQL) and, where the thread path is what is attacked, real worker processe
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import subprocess
@@ -355,10 +356,14 @@ async def test_a_call_answered_after_its_pass_timed_out_never_reaches_the_next_p
     """A pass stopped by its wall-clock limit while a sync connector runs: the connector answers while the next
     pass (a fresh worker, whose pipes may take the old numbers) makes 150 calls; that pass gets exactly its own
     replies, and the late call ran once."""
-    rt = CodemodeRuntime([counting], store=db_url, executor=SubprocessExecutor(Limits(timeout=3.0)))
+    executor = SubprocessExecutor(Limits(timeout=3.0))
+    rt = CodemodeRuntime([counting], store=db_url, executor=executor)
     try:
         out = await asyncio.wait_for(rt.execute("p.hang(n=424242)"), DEADLINE)
         assert out["status"] == "error" and out["error_type"] == "Timeout", out
+        # The next pass gets a limit it cannot reach: its 150 calls took over 3 s at load 8 (it
+        # then timed out, 1 run in 12). The executor reads its limits as each pass starts.
+        executor.limits = dataclasses.replace(executor.limits, timeout=DEADLINE * 2)
         following = asyncio.ensure_future(rt.execute("[p.tag(i=i) for i in range(150)]"))
         await until(lambda: any(key[0] == "tag" and key[2] == 5 for key in counting.runs))
         counting.release.set()  # the late answer is made while the next pass runs
