@@ -273,14 +273,25 @@ class ZygoteProcess:
             except WorkerStartFailed:
                 pipes.close_ours()
                 raise
-            if reply.get("op") == "error" or len(fds) != 1:
+            problem = None
+            if reply.get("op") != "error":  # 'forked' must carry exactly one pidfd
+                problem = (f"the zygote answered a fork with {len(fds)} descriptors instead of one pidfd"
+                           if len(fds) != 1 else None)
+                if problem is None:
+                    try:
+                        child = ZygoteChild(fds[0], pipes)
+                    except OSError as exc:
+                        problem = f"the zygote answered a fork with a descriptor that is not a pidfd ({exc})"
+            if reply.get("op") == "error" or problem is not None:
                 for fd in fds:
                     os.close(fd)
                 pipes.close_ours()
                 with self._lock:
                     self._children.pop(ident, None)
+                if problem is not None:  # a broken zygote: stopped, and replaced for the next pass
+                    self._poisoned(problem)
+                    raise WorkerStartFailed(self.death or problem)
                 raise WorkerStartFailed(f"the zygote could not fork a worker: {str(reply.get('message'))[:300]}")
-            child = ZygoteChild(fds[0], pipes)
             with self._lock:
                 rc = self._exits.pop(ident, None)
                 if rc is None:

@@ -155,11 +155,6 @@ def test_a_zygote_whose_forked_reply_is_unusable_is_replaced(tmp_path: Path, mod
     assert_replaced_with_a_clear_error(fake_zygote_passes(tmp_path, mode))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review finding (pre-existing, also at c1316f7): a 'forked' reply without exactly one pidfd is taken "
-    "as a refusal to fork ('the zygote could not fork a worker: None'), the zygote stays in use for every "
-    "later pass, and a non-pidfd descriptor leaves it and the worker's three pipe ends open in the host "
-    "(launcher.ZygoteProcess.fork / ZygoteChild)"))
 @pytest.mark.parametrize("mode", ["a-pipe-for-a-pidfd", "no-pidfd", "two-fds"])
 def test_a_zygote_whose_forked_reply_has_no_single_pidfd_is_replaced(tmp_path: Path, mode: str) -> None:
     """It is an error if a zygote whose 'forked' carries no single pidfd stays in use, or leaves descriptors behind."""
