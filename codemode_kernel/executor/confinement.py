@@ -390,13 +390,15 @@ def layer_program(names: Iterable[str]) -> list[tuple[int, int, int, int]]:
 
 
 def seccomp_program(deny_processes: bool, deny_network: bool, self_pid: int = 0,
-                    allow: Iterable[str] = ()) -> list[tuple[int, int, int, int]]:
+                    allow: Iterable[str] = (), also_deny: Iterable[str] = ()) -> list[tuple[int, int, int, int]]:
     """The BPF program (code, jt, jf, k) of a seccomp filter (x86_64).
 
     ``allow`` names calls of the deny list this filter lets through (the zygote's layer
-    keeps what forking a child needs; the child's own layer refuses them again).
+    keeps what forking a child needs; the child's own layer refuses them again); ``also_deny``
+    names more calls it refuses (a zygote's child without the zygote's layer: identity changes).
     """
     deny = dict(_DENY_ALWAYS)
+    deny.update({name: _NUMBERS[name] for name in also_deny})
     if deny_processes:
         deny.update(_DENY_PROCESSES)
     if deny_network:
@@ -446,7 +448,7 @@ class SeccompFilter:
     """
 
     def __init__(self, limits: Mapping[str, Any], *, self_pid: int, allow: Iterable[str] = (),
-                 layer: Iterable[str] | None = None) -> None:
+                 layer: Iterable[str] | None = None, also_deny: Iterable[str] = ()) -> None:
         self.deny_processes = int(limits["max_processes"]) == 0
         self.deny_network = not limits["network"]
         machine = os.uname().machine
@@ -454,7 +456,7 @@ class SeccompFilter:
         if machine != "x86_64" or struct.calcsize("P") != 8:
             self.problem = f"the seccomp filter is written for x86_64, not {machine}"
             return
-        prog = (seccomp_program(self.deny_processes, self.deny_network, self_pid, allow) if layer is None
+        prog = (seccomp_program(self.deny_processes, self.deny_network, self_pid, allow, also_deny) if layer is None
                 else layer_program(layer))
         self._filters = (_SockFilter * len(prog))(*(_SockFilter(*ins) for ins in prog))
         self._fprog = _SockFprog(len(prog), ctypes.cast(self._filters, ctypes.POINTER(_SockFilter)))

@@ -283,9 +283,11 @@ class Zygote:
         # Built once: every child is pid 1 of its namespace, so they all get the same filter.
         # On top of the zygote's layer a child needs only a small one of its own: refusing
         # what the zygote's layer let through (fork, namespaces, pidfds, rlimits) and every
-        # change of identity. Without the zygote's layer it installs the whole policy.
+        # change of identity. Without the zygote's layer it installs the whole policy, and
+        # refuses identity changes in it too.
         self.child_filter = SeccompFilter(self.limits, self_pid=1 if pid_namespace_fd is not None else 0,
-                                          layer=child_layer(self.limits) if layer_installed else None)
+                                          layer=child_layer(self.limits) if layer_installed else None,
+                                          also_deny=() if layer_installed else USER_SWITCH)
         self.rlimits = RlimitPlan(self.limits)  # the same for every child: worked out once, here
         self.serve_plan = ServePlan(config)
         self.root = os.geteuid() == 0

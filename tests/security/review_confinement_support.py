@@ -63,9 +63,9 @@ for fault in FAULTS:
     elif fault == "zygote-layer-refused":  # as if the kernel refused the zygote's own layer (simulated)
         _init, _install = confinement.SeccompFilter.__init__, confinement.SeccompFilter.install
 
-        def _init_noting(self, limits, *, self_pid, allow=(), layer=None):
+        def _init_noting(self, limits, *, self_pid, allow=(), layer=None, **more):
             allow = tuple(allow)
-            _init(self, limits, self_pid=self_pid, allow=allow, layer=layer)
+            _init(self, limits, self_pid=self_pid, allow=allow, layer=layer, **more)
             self.zygote_layer = bool(allow)
 
         def _install_refused(self, libc):

@@ -126,10 +126,6 @@ def test_the_children_of_zygotes_rotated_after_their_quota_are_confined(tmp_path
     assert len({out["seen"]["status"]["PPid"] for out in outs}) >= 3  # forked by at least three zygotes
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review finding (pre-existing, not from 4d6d611): without the zygote's own layer a child installs "
-    "confinement.seccomp_program, which has no USER_SWITCH entries (only zygote.child_layer has them): "
-    "setuid/setgid to the ids it already has are allowed (setgroups is refused for lack of CAP_SETGID)"))
 def test_without_the_zygotes_layer_a_child_still_refuses_every_change_of_identity(tmp_path: Path) -> None:
     """It is an error if a child whose zygote has no seccomp layer of its own may call setuid, setgid or setgroups.
 
