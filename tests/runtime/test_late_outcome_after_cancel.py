@@ -12,11 +12,10 @@ import asyncio
 import threading
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.pool import NullPool
 
 from codemode_kernel import CodemodeRuntime, InProcessExecutor, ToolSetConnector
 from codemode_kernel.executor.isolated import SubprocessExecutor
+from tests.runtime.settled_entries import settled
 
 pytestmark = pytest.mark.anyio
 
@@ -42,25 +41,8 @@ async def test_a_cancelled_execute_still_stores_the_outcome_of_the_call_in_fligh
             await asyncio.wait_for(asyncio.shield(task), 30)
         # The outcome comes when the connector's thread reports it, after execute() has returned:
         # looked for until it is stored (not after a fixed sleep, which a loaded machine outlasts).
-        rows = await _settled(db_url)
+        rows = await settled(db_url)
     finally:
         await rt.aclose()
     assert rows == [(0, "applied", "40")]
     assert runs["n"] == 1
-
-
-async def _settled(db_url: str, deadline: float = 30.0) -> list[tuple[object, ...]]:
-    """The entries, from a connection of the spec's own, once there is one and none is ``executing``
-    (or as they are after ``deadline`` seconds: a liveness bound, not a speed figure)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + deadline
-    look = create_engine(db_url, poolclass=NullPool)
-    try:
-        while True:
-            with look.connect() as conn:
-                rows = [tuple(r) for r in conn.execute(text("SELECT seq, state, result FROM codemode_entries"))]
-            if (rows and all(r[1] != "executing" for r in rows)) or loop.time() > end:
-                return rows
-            await asyncio.sleep(0.01)
-    finally:
-        look.dispose()

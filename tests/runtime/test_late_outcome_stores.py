@@ -14,11 +14,10 @@ import asyncio
 import threading
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.pool import NullPool
 
 from codemode_kernel import CodemodeRuntime, ToolSetConnector
 from codemode_kernel.executor.isolated import SubprocessExecutor
+from tests.runtime.settled_entries import settled
 
 pytestmark = pytest.mark.anyio
 
@@ -55,27 +54,8 @@ async def test_the_late_outcome_of_an_interrupted_call_is_stored_whatever_the_st
         assert (await asyncio.wait_for(following, 30))["status"] == "completed"
         # The late outcome is committed when the thread reports it, which may be after the next
         # execution is over: looked for until it is stored (a fixed sleep is outlasted under load).
-        assert await _settled(db_url, out["execution_id"]) == [(0, "applied", "7")]
+        assert await settled(db_url, out["execution_id"]) == [(0, "applied", "7")]
         assert runs["slow"] == 1
     finally:
         release.set()
         await rt.aclose()
-
-
-async def _settled(db_url: str, execution_id: str, deadline: float = 30.0) -> list[tuple[object, ...]]:
-    """The execution's entries, from a connection of the spec's own, once none is ``executing`` (or as
-    they are after ``deadline`` seconds: a liveness bound, not a speed figure)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + deadline
-    look = create_engine(db_url, poolclass=NullPool)
-    try:
-        while True:
-            with look.connect() as conn:
-                rows = [tuple(r) for r in conn.execute(
-                    text("SELECT seq, state, result FROM codemode_entries WHERE execution_id = :e"),
-                    {"e": execution_id})]
-            if (rows and all(r[1] != "executing" for r in rows)) or loop.time() > end:
-                return rows
-            await asyncio.sleep(0.01)
-    finally:
-        look.dispose()
