@@ -269,11 +269,14 @@ def report_user(report: dict[str, Any], problem: str | None, *, root: bool, in_u
         else:
             report["user"] = f"root: could not switch to nobody: {problem}"
             report["problems"].append(report["user"])
+            report["privileges_kept"] = True
         return
     report["user"] = f"uid {os.getuid()}"
     if in_userns:
         report["user"] += (", no capabilities" if problem is None
                            else f", capabilities inside its own user namespace ({problem})")
+        if problem is not None:
+            report["privileges_kept"] = True
 
 
 def drop_user(libc: Libc, report: dict[str, Any], *, in_userns: bool) -> None:
@@ -515,8 +518,7 @@ def conclude(limits: Mapping[str, Any], report: dict[str, Any]) -> None:
             missing.append("system calls cannot be filtered")
         if not report["filesystem_hidden"]:
             missing.append("the file system cannot be hidden")
-        user = str(report.get("user", ""))
-        if user.startswith("root: could not switch") or "capabilities inside its own user namespace (" in user:
+        if report.get("privileges_kept"):
             missing.append("the worker cannot give up its privileges")
         if report.get("rlimits_refused"):
             missing.append("the kernel refused the limits " + ", ".join(report["rlimits_refused"]))
