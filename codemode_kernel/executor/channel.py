@@ -18,10 +18,13 @@ before it sleeps in the event loop (issue 12): :meth:`WorkerPipe.readline` with 
 A worker in a loop of calls sends its next request 15-20 µs after a reply (13 µs of that is its
 own Python). A host asleep in ``epoll`` by then, on a CPU of its own, is woken from idle, which
 costs more than the wait: with host and worker held on separate CPUs, a call's round trip took
-54-89 µs with the host asleep and 23-31 µs with it polling. So the host gives the loop one turn
-(whatever is ready runs first: the journal's commit of the call's outcome, timers, other
-passes), reads the pipe without blocking, and goes on so, one loop turn at a time, for up to
-``POLL_SECONDS`` (50 µs). Nothing waits behind it: each turn runs the loop's ready callbacks
+54-89 µs with the host asleep and 23-31 µs with it polling. So the host first reads the pipe
+without blocking: when the reply's write ran the worker's turn on the host's CPU (the common case,
+below), the request is there already and costs no turn of the loop. It reads so at most
+``TURN_EVERY`` (8) requests in a row; then, and whenever that read comes up empty, it gives the
+loop one turn (whatever is ready runs first: timers such as the pass's time limit and the
+outcome's, other passes), reads the pipe without blocking, and goes on so, one loop turn at a time,
+for up to ``POLL_SECONDS`` (50 µs). Nothing waits behind it: each turn runs the loop's ready callbacks
 and its zero-timeout ``select``, and the end of the pipe (a worker killed by an interrupt or
 a limit) ends the poll. A poll that comes up empty turns polling off for the next
 ``POLL_BACKOFF`` replies (64), as the worker's own poll does (``worker.PipeChannel``): on a
@@ -73,10 +76,10 @@ the host's cyclic garbage collector ran no collection during a pass of 3,000 cal
 
 Tried and not kept (paired runs, load 2-4): reading in ``readline`` before yielding to the loop
 (the commit of the call's outcome then ran after the next request was read, and a worker that
-answers at once could keep the loop from its timers); ``os.sched_yield()`` in each look (with
-other work on the host's CPU it handed that CPU away: 97 µs against 30 µs on separate CPUs);
-doubling the backoff after each empty poll up to 1,024 replies (no change in the round trip,
-journaled calls 3,799 -> 2,758/s). Later (issue 12, medians of alternating clean trees, 3,000
+answers at once could keep the loop from its timers; kept later in a bounded form, below);
+``os.sched_yield()`` in each look (with other work on the host's CPU it handed that CPU away: 97 µs
+against 30 µs on separate CPUs); doubling the backoff after each empty poll up to 1,024 replies (no
+change in the round trip, journaled calls 3,799 -> 2,758/s). Later (issue 12, medians of alternating clean trees, 3,000
 calls, load 2-5), against the same code with both polls: the worker's spin at 0.1 ms instead of
 0.3 (10 rounds; journaled async 1,479 -> 1,397/s, sync 1,914 -> 1,913/s); no worker spin (6
 rounds; async 3,267 -> 3,338/s, sync 2,126 -> 2,886/s, the at-once round trip 10,144 -> 8,284/s);
@@ -86,6 +89,15 @@ Neither, and no look at all after a reply (the floor's shape: each end sleeps as
 written; 8 rounds, load 3.3): the at-once round trip 11,910 -> 11,203/s (worker CPU 28.1 -> 23.8
 µs a call), journaled async 3,328 -> 2,448/s, sync 3,109 -> 3,173/s. Without the blocking floor's
 one-CPU placement, which sleeping alone did not bring back, no variant won at every rate.
+
+Kept later (issue 12): the read at once after a reply, before any turn of the loop, bounded by
+``TURN_EVERY``. What had kept it out is gone: a call's outcome is no longer committed in a ready
+callback but in the next call's mark (passes.py), and the bound keeps the loop's timers and other
+passes turning. Paired, 8 interleaved rounds from clean trees (``bench_runtime.journaled_rate``'s
+loop: 3,000 async calls through the runtime, the isolated executor and a SQLite file, median of 3;
+load 1.9-3.2, another helper's process holding one CPU): 3,131 -> 4,093 calls/s and host CPU
+165.9 -> 130.7 µs a call (each better in 6 of 8); loop turns per call 1.14-1.22 -> 0.23 when the
+worker ran on the host's CPU (1.05 when it did not: the read comes up empty and the poll follows).
 """
 
 from __future__ import annotations
@@ -158,6 +170,8 @@ class WorkerPipe:
     POLL_SECONDS = 50e-6
     #: Replies after which the host does not poll, once a poll came up empty.
     POLL_BACKOFF = 64
+    #: Requests read at once after their replies (no turn of the loop) before the loop gets a turn.
+    TURN_EVERY = 8
 
     def __init__(self, loop: asyncio.AbstractEventLoop, out_fd: int, in_fd: int, err_fd: int,
                  buffer: bytearray, limit: int, request_limit: int | None = None, *,
@@ -176,6 +190,7 @@ class WorkerPipe:
         self.waiter: asyncio.Future[None] | None = None
         self.attached = True
         self.skip_poll = 0            # replies left after which the host sleeps at once
+        self.unturned = 0             # lines read at once after a reply since the loop last had a turn
         self.clock = clock            # read once per loop turn of a poll
         # Called on the loop when the worker's stderr ends (it died or closed it): a connector's thread
         # holding the conversation may be in a connector, not reading (isolated._Replies.revoke).
@@ -264,8 +279,15 @@ class WorkerPipe:
                 return b""
             if soon:
                 soon = False
+                if self.unturned < self.TURN_EVERY and self.attached and not self.paused:
+                    self._readable()  # the worker often answered while the reply was written: no turn
+                    if len(self.buffer) != self.scanned or self.eof:
+                        self.unturned += 1
+                        continue
+                self.unturned = 0
                 if await self._poll():
                     continue
+            self.unturned = 0
             self.waiter = self.loop.create_future()
             await self.waiter
 

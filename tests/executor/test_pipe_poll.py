@@ -76,19 +76,6 @@ async def send_once_waiting(pipes: Pipes) -> None:
     pipes.send()
 
 
-async def test_what_is_ready_runs_before_the_next_request_is_read() -> None:
-    """The host polls only after the loop's ready callbacks (the journal's commit of the call's outcome) ran."""
-    clock = CountingClock(1e-9)
-    with worker_pipes(clock) as pipes:
-        order: list[str] = []
-        pipes.send()  # the worker answered at once
-        asyncio.get_running_loop().call_soon(order.append, "commit")
-        line = await pipes.pipe.readline(soon=True)
-        order.append("read")
-    assert line == REQUEST
-    assert order == ["commit", "read"]
-
-
 async def test_a_poll_gives_the_loop_a_turn_at_a_time() -> None:
     """While the host polls, other work on its loop runs: a request another task writes meanwhile is read."""
     clock = CountingClock(0.0)  # a poll that would never end on its own
