@@ -79,7 +79,7 @@ import threading
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, Method
@@ -93,7 +93,7 @@ from codemode_kernel.connector_threads import (
 )
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.errors import ReplayDivergence, ValueTooLarge
-from codemode_kernel.executor.base import ReplySink
+from codemode_kernel.executor.base import HeldConversation, ReplySink, TimedOut
 from codemode_kernel.journal import EntryRow, Outcome
 from codemode_kernel.models import STEP_CONNECTOR
 from codemode_kernel.runtime_journal import RuntimeJournal
@@ -142,6 +142,18 @@ class PassState:
 _SLACK = 1e-6  # seconds a loop timer may fire early (the clock's resolution): it is due then
 
 
+_HOLDS: dict[type, bool] = {}  # per sink type: whether it is a HeldConversation (a Protocol check costs µs)
+
+
+def _can_hold(sink: ReplySink) -> TypeGuard[HeldConversation]:
+    """Whether the executor's sink lets a connector's thread hold the conversation."""
+    kind = type(sink)
+    holds = _HOLDS.get(kind)
+    if holds is None:
+        holds = _HOLDS[kind] = isinstance(sink, HeldConversation)
+    return holds
+
+
 class JournalOwnerError(RuntimeError):
     """The pass's journal was used by a thread that does not hold it (a bug of the host)."""
 
@@ -151,9 +163,9 @@ class _Held:
 
     __slots__ = ("context", "loop", "ran", "sink", "thread")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, sink: Any, context: contextvars.Context) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, sink: HeldConversation, context: contextvars.Context) -> None:
         self.loop = loop
-        self.sink = sink        # the executor's: hold/own/held/next_request/give_back_locked/revoke
+        self.sink = sink
         self.context = context  # the loop's, when the run began: each call runs in a copy
         self.thread: int | None = None
         self.ran = False
@@ -617,8 +629,7 @@ class PassHandler:
         """Run a new call of a synchronous connector on a thread that answers it through ``sink``
         (None); a call no thread can take (connector_threads.py) is the call's error, answered here."""
         loop = asyncio.get_running_loop()
-        hold = getattr(sink, "hold", None)
-        if hold is not None and hold():
+        if _can_hold(sink) and sink.hold():
             return self._hold(loop, method, args, seq, sink)
         call = _OnThread(seq, loop.time())
         self._on_thread = call
@@ -637,7 +648,7 @@ class PassHandler:
     # -- a run of sync calls on one thread that holds the conversation (module docstring) ----
 
     def _hold(self, loop: asyncio.AbstractEventLoop, method: Method, args: dict[str, Any], seq: int,
-              sink: Any) -> Reply | None:
+              sink: HeldConversation) -> Reply | None:
         """The executor has given the conversation to this call's thread (``sink.hold()``): the
         thread answers this call and the sync calls that follow, and the pass's journal is its own
         until it gives both back (or the loop takes them: ``sink.revoke()``)."""
@@ -717,10 +728,11 @@ class PassHandler:
                 self._rearm_later(held)
                 return None
             if isinstance(got, tuple):
-                return got  # type: ignore[no-any-return]
+                return got
             if isinstance(got, dict):
                 reply = got
                 continue
+            assert isinstance(got, TimedOut)
             with sink.own:  # no request within the bound: the kept outcome is committed here
                 if sink.held:
                     self._commit()

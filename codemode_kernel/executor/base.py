@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from codemode_kernel.errors import CodemodeError
 
@@ -39,6 +40,61 @@ class ReplySink(Protocol):
     def send(self, reply: dict[str, Any]) -> bool | None:
         """Write ``reply`` to the sandbox (once per request handed this sink; thread-safe). The isolated
         executor's sink says whether it wrote it at once (False: its loop writes it)."""
+        ...
+
+
+class TimedOut:
+    """No request came within the holding thread's time (:meth:`HeldConversation.next_request`)."""
+
+
+#: What :meth:`HeldConversation.next_request` returns when no request came in time.
+TIMED_OUT = TimedOut()
+_Taken = TypeVar("_Taken")
+
+
+@runtime_checkable
+class HeldConversation(ReplySink, Protocol):
+    """A sink whose conversation a connector's thread may hold (issue 12; passes.py, "holds the
+    conversation"): the thread that answered a call reads the sandbox's next request itself.
+
+    The contract between the pass handler and the executor: :meth:`hold` (on the loop) gives the
+    conversation to the thread a call is handed to; while :attr:`held`, that thread alone uses the
+    pass's journal, and every change of hands happens under :attr:`own`. The thread gives it back
+    (:meth:`give_back_locked`, under :attr:`own`) or the loop takes it (:meth:`revoke`).
+    """
+
+    @property
+    def own(self) -> AbstractContextManager[Any]:
+        """The lock under which the conversation (and the pass's journal) changes hands."""
+        ...
+
+    @property
+    def held(self) -> bool:
+        """Whether a connector's thread holds the conversation (read under :attr:`own`)."""
+        ...
+
+    def send(self, reply: dict[str, Any]) -> bool:
+        """Write ``reply``; False when the loop writes it instead (the holding thread then gives the
+        conversation back)."""
+        ...
+
+    def hold(self) -> bool:
+        """On the loop: the thread a call is handed to holds the conversation; False if it cannot be held."""
+        ...
+
+    def revoke(self) -> None:
+        """On the loop: the conversation is the loop's again (after a commit under way)."""
+        ...
+
+    def give_back_locked(self) -> None:
+        """The holding thread, under :attr:`own`: the loop reads on."""
+        ...
+
+    def next_request(self, deadline: float,
+                     take: Callable[[dict[str, Any]], _Taken | None]) -> _Taken | TimedOut | None:
+        """The holding thread: ``take(request)``'s value for the next request it accepts (called under
+        :attr:`own`), :data:`TIMED_OUT` when none came by ``deadline`` (the loop's clock, ``loop.time()``),
+        or None once the conversation is the loop's."""
         ...
 
 

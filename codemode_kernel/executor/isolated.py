@@ -42,17 +42,20 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from codemode_kernel.codec import MAX_VALUE_CHARS
 from codemode_kernel.errors import ConfigurationError, Interrupted, LimitExceeded, Timeout, WorkerCrashed
 from codemode_kernel.executor.base import (
     OUTPUT_MESSAGE_COST,
+    TIMED_OUT,
     ExecuteResult,
+    HeldConversation,
     HostHandler,
     LaterHost,
     OutputCallback,
     SandboxError,
+    TimedOut,
 )
 from codemode_kernel.executor.channel import RequestTooLarge, WorkerPipe, WorkerProtocolError, check_request
 from codemode_kernel.executor.launcher import make_launcher
@@ -61,6 +64,7 @@ from codemode_kernel.executor.stream import MAX_KEPT_OUTPUT_CHARS, MAX_KEPT_OUTP
 from codemode_kernel.executor.worker import dumps_line, loads_line
 
 log = logging.getLogger(__name__)
+_Taken = TypeVar("_Taken")
 
 @dataclass(frozen=True)
 class Limits:
@@ -357,7 +361,8 @@ class _Pass:
         try:
             if self.later is not None:
                 self.replies.pending = True  # before a thread can send
-                later = await self.later.answer_later(request, self.replies)
+                sink: HeldConversation = self.replies  # mypy checks the contract with passes.py here
+                later = await self.later.answer_later(request, sink)
                 if later is None:
                     return _LATER
                 self.replies.pending = False
@@ -597,21 +602,24 @@ class _Replies:
         if back is not None:
             _resolve(back)
 
-    def next_request(self, deadline: float, take: Callable[[dict[str, Any]], Any]) -> Any:
+    def next_request(self, deadline: float,
+                     take: Callable[[dict[str, Any]], _Taken | None]) -> _Taken | TimedOut | None:
         """On the holding thread: the next request the thread answers (``take(request)``'s value,
-        under :attr:`own`), ``TIMED_OUT`` when none came by ``deadline`` (``time.monotonic``), or None
+        under :attr:`own`), ``TIMED_OUT`` when none came by ``deadline`` (the loop's clock, as the pass
+        handler's outcome timer: ``loop.time()``, which any thread may read), or None
         once the conversation is the loop's (anything but a call ``take`` accepts, printed text past
         the limit, a malformed line, the end of the pipe: the loop goes on from that line as it
         would have). Printed text is counted here and goes to the loop's output callback in order."""
         run = self.run
         pipe = run.pipe
         fd = pipe.out_fd
+        clock = run.loop.time
         while True:
             with self.own:
                 if not self.held:
                     return None
                 got = self._line_locked(take)
-                if got is not _MORE:
+                if not isinstance(got, _More):
                     return got
                 try:
                     data: bytes | None = os.read(fd, 1 << 16)
@@ -626,7 +634,7 @@ class _Replies:
                     pipe.eof = True
                     self.give_back_locked()
                     return None
-            remaining = deadline - time.monotonic()
+            remaining = deadline - clock()
             if remaining <= 0:
                 return TIMED_OUT
             if self.poller is None:  # poll, not select: a host with more than FD_SETSIZE descriptors
@@ -640,7 +648,7 @@ class _Replies:
                         self.give_back_locked()
                 return None
 
-    def _line_locked(self, take: Callable[[dict[str, Any]], Any]) -> Any:
+    def _line_locked(self, take: Callable[[dict[str, Any]], _Taken | None]) -> _Taken | _More | None:
         run = self.run
         pipe = run.pipe
         buffer = pipe.buffer
@@ -694,14 +702,6 @@ class _More:
 
 
 _MORE = _More()
-
-
-class _TimedOut:
-    """No request came within the holding thread's time."""
-
-
-#: What :meth:`_Replies.next_request` returns when no request came in time.
-TIMED_OUT = _TimedOut()
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
