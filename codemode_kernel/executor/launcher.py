@@ -74,6 +74,7 @@ class SpawnLauncher:
     """Each worker a new clean interpreter (no zygote)."""
 
     refill_delay = REFILL_DELAY
+    refill_after = 0.0
     #: No extra worker in bursts: each costs ~50 ms of CPU, taken from the passes running.
     burst = 0
 
@@ -451,8 +452,13 @@ def _config_key(config: dict[str, Any]) -> str:
 class ZygoteLauncher:
     """Forks every worker from a zygote; replaces a zygote that died, misbehaved or aged out."""
 
-    #: Forking costs about a millisecond of CPU: the pool refills at once.
-    refill_delay = 0.0
+    #: A child forked while a pass runs takes the CPU from it (the fork, the child's confinement
+    #: and its idle warm-up, ~4-5 ms of CPU on two cores): a spaced pass's replacement is forked
+    #: :attr:`refill_after` its end (the host records the pass meanwhile), or this long after
+    #: its worker was handed out if it runs on. Back to back (a burst) the pool refills at once.
+    #: Paired runs in the zygote.py design log (s8_pass).
+    refill_delay = REFILL_DELAY
+    refill_after = 0.003
     #: Back to back, one more child forked ahead: a pass finds one ready while the next is forked.
     burst = 1
 

@@ -181,8 +181,12 @@ class StartDeferred(Exception):
 class Launcher(Protocol):
     """Starts worker processes for a pool (``launcher.py``: spawned, or forked by a zygote)."""
 
-    #: Seconds a pool waits after handing out a worker before it starts the replacement.
+    #: Seconds a pool waits after handing out a worker before it starts the replacement (unless
+    #: passes come back to back and the launcher has a ``burst``: then at once).
     refill_delay: float
+    #: Seconds after a worker's pass ends that its replacement starts, if it has not yet (a
+    #: launcher may leave it out: 0).
+    refill_after: float
     #: Workers a pool keeps ready beyond its size while passes come faster than one refills.
     burst: int
 
@@ -240,9 +244,10 @@ class WarmPool:
                 worker = self._idle.popleft()
                 if worker.alive():
                     now = time.monotonic()
-                    self._due = now + self.launcher.refill_delay
                     if worker.ready is None and not _said_something(worker):
                         self._burst_until = now + BURST_HOLD
+                    bursting = now < self._burst_until and getattr(self.launcher, "burst", 0) > 0
+                    self._due = now + (0.0 if bursting else self.launcher.refill_delay)
                     self._wake()
                     return worker
                 worker.close()
@@ -256,7 +261,8 @@ class WarmPool:
         worker.close()
         with self._cond:
             self._dead.append(worker)
-            self._due = min(self._due, time.monotonic())  # the pass is over: refill now
+            # The pass is over: refill now, or a moment later (Launcher.refill_after).
+            self._due = min(self._due, time.monotonic() + getattr(self.launcher, "refill_after", 0.0))
             # Only wake a running pool thread: a retire that comes after close() must not
             # start a new one (close() reaps whatever is left).
             self._cond.notify_all()

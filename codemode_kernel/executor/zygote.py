@@ -101,6 +101,21 @@ Design log (how a pass gets a fresh confined process quickly):
   also closes a host bug (tests/security/test_review_confinement_host.py, its-own-pidfd: a
   failed hello write left the worker's pipes open and the zygote in use); delaying the idle
   warm-up of a refill child is the next thing to measure.
+- a spaced pass's replacement forked 3 ms after the pass ends (``ZygoteLauncher.refill_after``;
+  after 1 s if the pass runs on), not when its worker is handed out: forked at the take, the
+  fork, the child's confinement and its idle warm-up (~4-5 ms of CPU) ran beside the pass on
+  two cores. Passes that overtake the refill (a burst) still refill at once. Tried before
+  through an older runtime (docs/isolation.md, third and fourth rounds: 1-3 ms after the end
+  mixed, 5 ms after the take slower on a quiet machine); since then the runtime records a quiet
+  pass after the sandbox's report, within ~0.6 ms of it, so a fork 3 ms on no longer meets it.
+  Paired, two clean trees (f0f6f87 and it), 6 interleaved rounds of 60 passes (30 at 200 ms),
+  ``1 + 1`` through CodemodeRuntime on SQLite and the executor alone (/tmp/s8/passes.py), medians
+  of the rounds' medians. Load 0.2-0.6: executor alone 200 / 50 ms apart 2.46 -> 1.68 and
+  2.25 -> 1.59 ms (6 of 6 each), back to back 2.80 -> 2.67 (4 of 6); through the runtime
+  2.64 -> 2.33 (6 of 6), 3.72 -> 3.43 (4 of 6), 3.36 -> 3.21 ms (3 of 6). Load 1.6-2.2 (another
+  engineer's benchmarks on both cores): executor alone 3.74 -> 1.70 and 2.29 -> 1.65 ms (6 of 6
+  each); through the runtime 3.38 -> 2.40 (5 of 6), 4.98 -> 4.30 (4 of 6), back to back
+  3.77 -> 3.18 ms (6 of 6). The loop thread's CPU per pass moved by less than the noise.
 - Z' reading its requests and sending its replies with the control socket's own ``recvmsg``
   and ``sendmsg`` instead of ``socket.recv_fds``/``send_fds``: Z' faults per fork 113-115 ->
   121-125 (two alternating runs of 200 passes); not kept.
