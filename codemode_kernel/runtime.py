@@ -21,6 +21,19 @@ transaction ~330 us (prune, insert, commit: SQLite's cold code and pages), and t
 ~100 us after it. A pass that asks the host nothing now writes its start and its outcome in
 one transaction after the sandbox's report (:class:`PassStart`): host work while the sandbox
 runs delays the sandbox itself (``benchmarks/pass_path.py`` times each step of a pass).
+
+Tried and not kept (s8_pass): the prune left out of a quiet pass's one transaction and run
+5 ms after the pass on the loop (and before the runtime lists, prunes or closes). The prune is
+~40% of that transaction's SQL (cProfile, 2,000 warm passes: its query and deletes ~107 of
+~260 us). An upper bound, the prune removed outright, paired in one process (150 pass pairs,
+load 0.5-1.5): the runtime's loop-thread CPU per pass 1,561 -> 1,413 us 50 ms apart, 1,551 ->
+1,503 us 200 ms apart; wall 3.10 -> 2.69 ms (86 of 150 pairs faster) and 4.58 -> 4.46 ms (76 of
+150). The change itself, two clean trees, 6 interleaved rounds of 60 passes, load 1.7-2.5:
+back to back 4.50 -> 3.95 ms (4 of 6), 50 ms apart 4.03 -> 4.74 (1 of 6), 200 ms apart 4.86 ->
+4.06 (5 of 6), while the executor alone (the same code on both sides) moved as much: no signal.
+And another runtime on the same store then sees ``max_executions`` + 1 finished executions
+for those 5 ms: ``tests/reliability/test_runtime_states.py`` (two runtimes on one store, a
+model that prunes as each execution starts) fails with it.
 """
 
 from __future__ import annotations
