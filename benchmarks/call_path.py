@@ -19,7 +19,11 @@ little above the plain path's), and each segment's median over the calls is prin
 - ``write``: the reply's ``os.write``. When the worker is asleep, the kernel often wakes it on
   the host's CPU and runs it at once: this segment then holds the worker's whole turn. A sync
   call's connector thread answers it (passes.py): ``enter`` to ``write`` run on that thread,
-  while the loop has gone back to its pipes;
+  while the loop has gone back to its pipes. In a run of sync calls the thread holds the
+  conversation (passes.py, "holds the conversation"): it reads and checks each request itself, so
+  ``read`` is when the checked request reaches the handler (``PassHandler._take``): the line's read,
+  JSON and checks fall in ``worker`` and ``parse`` is ~0; ``context`` and ``enter`` hold the
+  ``ExecutionContext`` and the run on the same thread (no wake-up);
 - ``worker``: reply written → the next request read (the worker's turn, or what is left of it,
   and the host's poll or sleep).
 
@@ -132,8 +136,27 @@ def _instrument() -> None:
         marks.append(("written", now()))
         return result
 
+    # A run of sync calls on the thread that holds the conversation (passes.py, _Held): the thread
+    # reads and checks each request (isolated._Replies.next_request), then hands it to _take.
+    take: Callable[..., Any] = passes.PassHandler._take
+    answered: Callable[..., Any] = passes.PassHandler._answered
+
+    def timed_take(*args: Any, **kwargs: Any) -> Any:
+        stamp = now()
+        marks.extend((("read", stamp), ("handler", stamp)))
+        got = take(*args, **kwargs)
+        if isinstance(got, tuple):  # a call this thread runs
+            marks.append(("invoke", now()))
+        return got
+
+    def timed_answered(*args: Any, **kwargs: Any) -> Any:
+        marks.append(("invoked", now()))
+        return answered(*args, **kwargs)
+
     passes.PassHandler._hand_off = timed_hand_off  # type: ignore[method-assign]
     passes.PassHandler._deliver = timed_deliver  # type: ignore[method-assign]
+    passes.PassHandler._take = timed_take  # type: ignore[method-assign]
+    passes.PassHandler._answered = timed_answered  # type: ignore[method-assign]
     isolated._Replies.send = timed_send  # type: ignore[method-assign]
     insert: Callable[..., Any] = passes.PassHandler._insert
 

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_names
-from codemode_kernel.connector_threads import invoke
+from codemode_kernel.connector_threads import ArgumentsRefused, check_schema, decoded_arguments, invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.toolset import ToolSetConnector
 from codemode_kernel.discovery.service import Discovery
@@ -263,19 +263,10 @@ class _PlainPass:
         if method is None:
             return {"raise": {"type": "AttributeError", "message": self.catalog.missing(connector, method_name)}}
         try:
-            args = codec.decode(encoded_args, f"the arguments of {method.path}")
-        except codec.DecodeError as exc:
-            return self.fail("CodecError", str(exc))
-        if not isinstance(args, dict):
-            return {"raise": {"type": "ArgumentError", "message": f"{method.path}: arguments must be keywords"}}
-        refused = method.validator.problem
-        if refused is not None:
-            return {"raise": {"type": "SchemaError", "message": refused}}
-        problem = method.validator.errors(args)
-        if problem is not None:
-            return {"raise": {"type": "ArgumentError", "message": (
-                f"{method.path}: {problem}. The connector was not called. "
-                f"See codemode.describe('{method.path}') for its arguments.")}}
+            args = decoded_arguments(method, encoded_args, self.fail)
+            check_schema(method, args, self.fail)
+        except ArgumentsRefused as refused:
+            return refused.reply
         if method.tool.requires_approval:
             # Ends the pass (the code cannot catch it and carry on as if the action had happened).
             return self.fail(APPROVAL_REFUSED, (

@@ -107,7 +107,16 @@ import select
 import threading
 from collections import deque
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from codemode_kernel import codec
+
+# Their home is errors.py; importable from here too, where they were defined first.
+from codemode_kernel.errors import CallNotRun as CallNotRun
+from codemode_kernel.errors import ConnectorThreadsExhausted as ConnectorThreadsExhausted
+
+if TYPE_CHECKING:
+    from codemode_kernel.catalog import Method
 
 log = logging.getLogger(__name__)
 DEFAULT_LIMIT = 32
@@ -120,14 +129,6 @@ SLOW_SKIP = 16
 _MAX_REMEMBERED = 4096  # slow callables remembered (a heuristic: forgetting costs one wait)
 #: What runs on the thread after a handed-off call: its result, or the exception it raised.
 Then = Callable[[Any, BaseException | None], None]
-
-
-class CallNotRun(Exception):
-    """A queued call was dropped: its pass (or its caller) ended before a thread was free to run it."""
-
-
-class ConnectorThreadsExhausted(Exception):
-    """No thread can be started for a call: too many threads still run calls whose passes ended."""
 
 
 class CallScope:
@@ -325,14 +326,14 @@ class ConnectorThreads:
         with self._lock:
             if job.scope is not None:
                 if job.scope.ended:
-                    raise CallNotRun(_NOT_RUN)
+                    raise CallNotRun()
                 job.scope.jobs.add(job)
             worker = self._idle.pop() if self._idle else None
             if worker is None and self._counted < self.limit:
                 if self._threads >= self.ceiling:
                     if job.scope is not None:
                         job.scope.jobs.discard(job)
-                    raise ConnectorThreadsExhausted(self._exhausted())
+                    raise self._exhausted()
                 start = True
                 worker = self._new_worker()
             if job.then is None:
@@ -351,13 +352,8 @@ class ConnectorThreads:
             else:
                 os.write(worker.wake_w, b"\0")  # lets go of the GIL before the thread wakes
 
-    def _exhausted(self) -> str:
-        stuck = self._threads - self._counted
-        return (f"the connector was not called: {self._threads} connector threads are alive, the ceiling "
-                f"(ConnectorThreads.ceiling={self.ceiling}), and {stuck} of them are still stuck in calls of "
-                "passes that have ended (a connector that never returns, e.g. a network call without a "
-                "timeout). Give the connector a timeout, or restart the kernel to free them; until one "
-                "returns, new sync connector calls are refused like this one")
+    def _exhausted(self) -> ConnectorThreadsExhausted:
+        return ConnectorThreadsExhausted(self._threads, self.ceiling, self._threads - self._counted)
 
     def _new_worker(self) -> _Worker:
         """A worker for a new thread (lock held): it counts against ``limit`` and the ceiling."""
@@ -400,7 +396,7 @@ class ConnectorThreads:
     @staticmethod
     def _not_run(job: _Job) -> None:
         """A dropped call's answer: :class:`CallNotRun` (its function never ran)."""
-        error = CallNotRun(_NOT_RUN)
+        error = CallNotRun()
         if job.then is not None:
             try:
                 job.then(None, error)
@@ -499,10 +495,6 @@ def _gone(*_args: Any) -> None:
     """What a finished job holds instead of its function."""
 
 
-_NOT_RUN = ("not run: the pass ended first (its call was waiting for a connector thread, all of which were busy "
-            "with other calls)")
-
-
 class ConnectorBaseException(Exception):
     """Connector code raised a ``BaseException`` that is not an ``Exception``: ``SystemExit`` (a
     CLI wrapper's ``sys.exit(2)``), ``KeyboardInterrupt``, ``GeneratorExit`` or a bare one.
@@ -573,3 +565,56 @@ async def invoke(fn: Callable[..., Any], *args: Any, scope: CallScope | None = N
         raise
     except BaseException as exc:  # SystemExit, KeyboardInterrupt, GeneratorExit: the call's error
         raise ConnectorBaseException(exc) from exc
+
+
+# -- a call's arguments, before any connector code runs (the runtime's passes and the code tool) --
+
+
+class ArgumentsRefused(Exception):
+    """A call's arguments are refused: :attr:`reply` answers the sandbox (an error the code can
+    catch, or the ``abort`` its ``fail`` made: the pass cannot go on)."""
+
+    def __init__(self, reply: dict[str, Any]) -> None:
+        super().__init__(reply)
+        self.reply = reply
+
+
+Fail = Callable[[str, str], dict[str, Any]]
+
+
+def decoded_arguments(method: Method, encoded_args: Any, fail: Fail) -> dict[str, Any]:
+    """The keyword arguments of a call to ``method`` from their encoded form; :class:`ArgumentsRefused`
+    if they are not valid data (``fail``: the pass ends) or not keywords."""
+    try:
+        args = codec.decode(encoded_args, f"the arguments of {method.path}")
+    except codec.DecodeError as exc:
+        raise ArgumentsRefused(fail("CodecError", str(exc))) from None
+    if not isinstance(args, dict):
+        raise ArgumentsRefused({"raise": {"type": "ArgumentError",
+                                          "message": f"{method.path}: arguments must be keywords"}})
+    return args
+
+
+def check_schema(method: Method, args: dict[str, Any], fail: Fail) -> None:
+    """:class:`ArgumentsRefused` unless ``args`` fit ``method``'s input schema. A check that fails on
+    the host's side (OverflowError, RecursionError, a bug) ends the pass through ``fail``."""
+    refused = method.validator.problem
+    if refused is not None:
+        raise ArgumentsRefused({"raise": {"type": "SchemaError", "message": refused}})
+    try:
+        problem = method.validator.errors(args)
+    except Exception as exc:
+        log.warning("checking the arguments of %s failed", method.path, exc_info=True)
+        text = str(exc)
+        raise ArgumentsRefused(fail("HostError", (
+            f"the host could not check the arguments of {method.path} against its input schema "
+            f"({type(exc).__name__}: {text if len(text) <= _MAX_ECHO else text[:_MAX_ECHO] + '…'}). The connector "
+            f"was not called. Pass ordinary values (see codemode.describe('{method.path}')); if they are, the "
+            "connector's schema is at fault."))) from None
+    if problem is not None:
+        raise ArgumentsRefused({"raise": {"type": "ArgumentError", "message": (
+            f"{method.path}: {problem}. The connector was not called. "
+            f"See codemode.describe('{method.path}') for its arguments.")}})
+
+
+_MAX_ECHO = 500  # characters of a host exception's text quoted in an error

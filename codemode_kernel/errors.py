@@ -15,7 +15,9 @@ the exception name shown by the kernel).
     ├── CodecError                  a value cannot cross the boundary
     │   └── ValueTooLarge           a replay value is over the size limit
     ├── ConnectorError              a connector call failed (seen inside the code)
-    │   └── ArgumentError           arguments failed the method's input schema
+    │   ├── ArgumentError           arguments failed the method's input schema
+    │   ├── CallNotRun              a sync call waited for a thread until its pass ended
+    │   └── ConnectorThreadsExhausted  no thread for a sync call: too many stuck in ended passes
     ├── ReplayDivergence            a pass called something other than the journal says
     ├── SandboxViolation            the code breaks a sandbox rule (compile or guard)
     ├── PanelRequestError           the JupyterLab panel sent a malformed request
@@ -105,6 +107,33 @@ class ConnectorError(CodemodeError):
 
 class ArgumentError(ConnectorError):
     """Arguments do not match the method's input schema; the connector was not called."""
+
+
+class CallNotRun(ConnectorError):
+    """A queued call was dropped: its pass (or its caller) ended before a thread was free to run it.
+
+    (connector_threads.py; importable from there too.)"""
+
+    def __init__(self) -> None:
+        super().__init__("not run: the pass ended first (its call was waiting for a connector thread, all of "
+                         "which were busy with other calls)")
+
+
+class ConnectorThreadsExhausted(ConnectorError):
+    """No thread can be started for a call: too many threads still run calls whose passes ended.
+
+    (connector_threads.py; importable from there too.)"""
+
+    def __init__(self, threads: int, ceiling: int, stuck: int) -> None:
+        self.threads = threads
+        self.ceiling = ceiling
+        self.stuck = stuck
+        super().__init__(
+            f"the connector was not called: {threads} connector threads are alive, the ceiling "
+            f"(ConnectorThreads.ceiling={ceiling}), and {stuck} of them are still stuck in calls of "
+            "passes that have ended (a connector that never returns, e.g. a network call without a "
+            "timeout). Give the connector a timeout, or restart the kernel to free them; until one "
+            "returns, new sync connector calls are refused like this one")
 
 
 class ReplayDivergence(CodemodeError):

@@ -84,15 +84,16 @@ from typing import Any, TypeGuard
 from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, Method
 from codemode_kernel.connector_threads import (
-    CallNotRun,
-    ConnectorThreadsExhausted,
+    ArgumentsRefused,
+    check_schema,
+    decoded_arguments,
     error_name,
     future_safe,
     invoke,
     shared,
 )
 from codemode_kernel.connectors.base import ExecutionContext
-from codemode_kernel.errors import ReplayDivergence, ValueTooLarge
+from codemode_kernel.errors import CallNotRun, ConnectorThreadsExhausted, ReplayDivergence, ValueTooLarge
 from codemode_kernel.executor.base import HeldConversation, ReplySink, TimedOut
 from codemode_kernel.journal import EntryRow, Outcome
 from codemode_kernel.models import STEP_CONNECTOR
@@ -533,32 +534,15 @@ class PassHandler:
             return self.fail("CodecError", f"the arguments of {method.path} are not valid data ({_clip(str(exc))})")
         self._check_size(canonical, f"The arguments of {method.path}")
         try:
-            args = codec.decode(encoded_args, f"the arguments of {method.path}")
-        except codec.DecodeError as exc:
-            return self.fail("CodecError", str(exc))
-        if not isinstance(args, dict):
-            return {"raise": {"type": "ArgumentError", "message": f"{method.path}: arguments must be keywords"}}
-        recorded = self.state.journal.get(self.state.next_seq)
-        # A replayed call identical to its journal entry was validated when it was first made. The
-        # approved call is checked again: it runs now, and its entry may predate today's rules.
-        if recorded is None or recorded.state == "pending" or \
-                (recorded.connector, recorded.method, recorded.args) != (connector, method_name, canonical):
-            refused = method.validator.problem
-            if refused is not None:
-                return {"raise": {"type": "SchemaError", "message": refused}}
-            try:
-                problem = method.validator.errors(args)
-            except Exception as exc:  # OverflowError, RecursionError, a bug: the pass cannot go on
-                log.warning("checking the arguments of %s failed", method.path, exc_info=True)
-                return self.fail("HostError", (
-                    f"the host could not check the arguments of {method.path} against its input schema "
-                    f"({type(exc).__name__}: {_clip(str(exc))}). The connector was not called. Pass ordinary "
-                    f"values (see codemode.describe('{method.path}')); if they are, the connector's schema is at "
-                    "fault."))
-            if problem is not None:
-                return {"raise": {"type": "ArgumentError", "message": (
-                    f"{method.path}: {problem}. The connector was not called. "
-                    f"See codemode.describe('{method.path}') for its arguments.")}}
+            args = decoded_arguments(method, encoded_args, self.fail)
+            recorded = self.state.journal.get(self.state.next_seq)
+            # A replayed call identical to its journal entry was validated when it was first made. The
+            # approved call is checked again: it runs now, and its entry may predate today's rules.
+            if recorded is None or recorded.state == "pending" or \
+                    (recorded.connector, recorded.method, recorded.args) != (connector, method_name, canonical):
+                check_schema(method, args, self.fail)
+        except ArgumentsRefused as refused:
+            return refused.reply
         return args, canonical
 
     def _insert(self, seq: int, method: Method, canonical: str, entry_state: str) -> None:
