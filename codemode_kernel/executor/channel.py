@@ -102,10 +102,15 @@ worker ran on the host's CPU (1.05 when it did not: the read comes up empty and 
 Tried and not kept (issue 12): the same spin on the thread that holds a run of sync calls
 (``isolated._Replies.next_request``): after a reply, non-blocking reads for up to ``POLL_SECONDS``
 before it sleeps in ``poll``, with the ``POLL_BACKOFF`` back-off after an empty spin. It holds the
-GIL between its reads (the loop thread cannot run meanwhile). Paired, 8 interleaved rounds from
+GIL between its reads (the loop thread cannot run meanwhile). Paired, interleaved rounds from
 clean trees a534d67 vs the same with the spin (3,000 sync calls through the runtime, the isolated
-executor and a SQLite file, median of 3 a round; load 2.2-3.8): 4,553 -> 3,720 calls/s (better in
-2 of 8) and host CPU 120.5 -> 122.9 µs a call (better in 3 of 8).
+executor and a SQLite file, median of 3 a round), medians of each set, in order: 8 rounds at load
+2.2-3.8, 4,553 -> 3,720 calls/s (better in 2 of 8) and host CPU 120.5 -> 122.9 µs a call (better
+in 3 of 8); 8 at load 3.5-4.2, 3,157 -> 3,313/s (5 of 8), 131.1 -> 115.2 µs (6 of 8); 10 at load
+3.4-4.0, 3,921 -> 3,090/s (4 of 10), 131.2 -> 132.7 µs (3 of 10). In all, better in 11 and 12 of
+26 rounds. (One more set with both trees at ``nice -10``, which was meant to stand in for a quiet
+machine, 8 rounds at load 3.0-3.6: 3,159 -> 3,522/s, 6 of 8; 132.8 -> 120.3 µs, 5 of 8.) Not
+measured on a quiet machine, where a sleeping thread's wake-up costs most (above).
 """
 
 from __future__ import annotations
