@@ -7,7 +7,10 @@ Loads the six API descriptions and the intents the way ``bench_discovery.py`` do
 reports top-1 / top-5 / paraphrase top-5 on the tuning split (index % 3 != 2) only, and the
 held-out split as two aggregate figures when ``--holdout`` is given (its rows are never
 printed). ``--set`` overrides a constant of ``codemode_kernel.discovery.search`` for the run
-(``--set VERB_FIRST=1.0``), so a signal can be measured on and off without editing the code.
+(``--set VERB_FIRST=1.0``), or of another discovery module (``--set cooccurrence.TOP=3``), so a signal
+can be measured on and off without editing the code; with ``--moved`` (round 15) it lists the tuning
+split's requests (and with ``--dev`` the dev set's) whose rank the overrides change, each with its new first
+result: never the validation set's.
 ``--misses`` lists the tuning split's top-1 misses of the named causes (bench_discovery's
 grouping) with the first five results, to study siblings and actions. ``--economy`` adds the
 latency and the token figures (the discovery round over all the file's intents, as in
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import statistics
 import sys
 import time
@@ -147,6 +151,18 @@ def print_near(index: search.SearchIndex, rows: list[dict[str, Any]], label: str
             print(f"    {mark} {score:8.3f} {key:<55} {d.http_method} {d.http_path}  [{search.method_action(d)}]")
 
 
+def constant(item: str) -> tuple[Any, str, Any]:
+    """``NAME=VALUE`` (a constant of search.py) or ``module.NAME=VALUE`` (of codemode_kernel.discovery.module): the
+    module, the name and the value, of the constant's own type."""
+    target, value = item.split("=", 1)
+    module_name, _, name = target.rpartition(".")
+    module = importlib.import_module(f"codemode_kernel.discovery.{module_name}") if module_name else search
+    if not hasattr(module, name):
+        raise SystemExit(f"{module.__name__} has no constant {name}")
+    kind = type(getattr(module, name))
+    return module, name, kind(float(value)) if kind in (int, float, bool) else kind(value)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
@@ -160,13 +176,20 @@ def main() -> None:
                         help="list the top-1 misses whose method is 2nd-5th (tuning split, and the dev set with --dev)")
     parser.add_argument("--validation", action="store_true",
                         help="also report the validation set's aggregate figures (never its requests or misses)")
+    parser.add_argument("--moved", action="store_true",
+                        help="with --set, list the tuning split's (and with --dev the dev set's) requests whose "
+                             "rank the overrides change (never the validation set's)")
     args = parser.parse_args()
-    for item in args.set:
-        name, value = item.split("=", 1)
-        if not hasattr(search, name):
-            raise SystemExit(f"search has no constant {name}")
-        setattr(search, name, type(getattr(search, name))(float(value)))
+    overrides = [constant(item) for item in args.set]
     docs, intents, tokens, dev_intents = asyncio.run(load(args.economy, args.dev))
+    before: dict[str, list[dict[str, Any]]] = {}
+    if args.moved:
+        # The ranks with the code's own constants, before the overrides: only the tuning split and the dev set.
+        index = search.SearchIndex(docs)
+        before = {"tuning": measure(index, [i for i in intents if not i["holdout"]]),
+                  "dev": measure(index, dev_intents)}
+    for module, name, value in overrides:
+        setattr(module, name, value)
     build_cpu = []
     for _ in range(3):
         started = time.process_time()
@@ -208,6 +231,13 @@ def main() -> None:
               f"~{tokens['round_tokens_p50']:.0f} tokens (search ~{tokens['search_tokens_p50']:.0f}, describe "
               f"~{tokens['describe_tokens_p50']:.0f}); tool description "
               f"~{tokens['tool_description_tokens']:.0f} tokens")
+    if args.moved:
+        after = {"tuning": tuned, "dev": measure(index, dev_intents)}
+        for label, rows_before in before.items():
+            for b, a in zip(rows_before, after[label], strict=True):
+                if b["rank"] != a["rank"]:
+                    print(f"moved {label}: {b['rank'] or '-'} -> {a['rank'] or '-'} {b['q']!r} -> {b['expect'][0]}  "
+                          f"first now {a['top'][0] if a['top'] else '-'}")
     wanted = {c for c in args.misses.split(",") if c}
     if wanted:
         causes: dict[str, int] = {}
