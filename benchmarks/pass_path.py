@@ -9,7 +9,8 @@ by wrapping the functions that mark them (a wrapper costs ~1 us; nothing in the 
 changed):
 
   entry       execute() called
-  catalog     the catalog resolved (await self.catalog())
+  catalog     the catalog resolved (await self.catalog(); a runtime whose connectors all resolved when it
+              was built takes that catalog without awaiting, and this point is not reached)
   session     the journal's connection in hand (JournalStore.session)
   executor    the executor's execute() called (the pass built: replay plan, handler, namespaces)
   sent        the code written to the worker's pipe (WorkerPipe.write of the run line returned)

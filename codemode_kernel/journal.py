@@ -259,6 +259,9 @@ class _Prepared:
         return conn.exec_driver_sql(self.sql, self.bind(params))
 
 
+_PLAIN = (str, bool, type(None))  # values _json_of keeps: no two of them are equal with different JSON
+
+
 def _as_given(values: tuple[Any, ...]) -> tuple[Any, ...]:
     return values
 
@@ -473,6 +476,7 @@ class JournalStore:
             names=["v_result", "v_state", "v_error", "v_updated_at", "k_runtime", "k_execution_id", "k_seq",
                    "k_state"])
         self._statements: dict[Hashable, _Prepared] = {}
+        self._texts: dict[tuple[Any, ...], str] = {}  # JSON of connector lists and options (_json_of)
         self._kept: list[Connection] = []  # open connections between sessions (SQLite), last kept last
         self._keep = self.dialect == "sqlite"
         self._disposed = False
@@ -482,6 +486,25 @@ class JournalStore:
         if conn is not None:
             _abandon(conn)
         return _store_fault(self.where, exc, self.sqlite_path)
+
+    def _json_of(self, value: Sequence[str] | Mapping[str, Any]) -> str:
+        """``json.dumps`` of an execution's connector names or options, kept per value while it is made of
+        plain names and flags: they are the same pass after pass (~15-20 us each of a spaced pass's cold
+        CPU, issue 12). A value of other types (1 and True are equal keys, their JSON is not) is not kept."""
+        if isinstance(value, Mapping):
+            key: tuple[Any, ...] = tuple(value.items())
+            plain = all(type(k) is str and type(v) in _PLAIN for k, v in key)
+        else:
+            key = tuple(value)
+            plain = all(type(k) is str for k in key)
+        if plain and (text := self._texts.get(key)) is not None:
+            return text
+        text = json.dumps(dict(value) if isinstance(value, Mapping) else list(value))
+        if plain:
+            if len(self._texts) >= 64:
+                self._texts.clear()
+            self._texts[key] = text
+        return text
 
     def _statement(self, key: Hashable, build: Callable[[], ClauseElement]) -> _Prepared:
         """The statement ``build()`` makes, compiled once per store and ``key`` (issue 12)."""
@@ -661,10 +684,12 @@ class JournalStore:
         if self._keep and len(self._kept) < KEPT_CONNECTIONS and not conn.closed and not conn.invalidated:
             try:
                 # What the pool's reset on check-in does: end a transaction SQLAlchemy began, and one
-                # begun on the driver's cursor (both no-ops after a commit).
-                conn.rollback()
+                # begun on the driver's cursor; asked first, as a pass almost always ends with none open
+                # (two rollbacks that do nothing were ~10 us of a spaced pass's cold CPU, issue 12).
+                if conn.in_transaction():
+                    conn.rollback()
                 raw = conn.connection.dbapi_connection
-                if raw is not None:
+                if raw is not None and raw.in_transaction:
                     raw.rollback()
             except Exception:
                 log.debug("a journal connection could not be reset; closing it", exc_info=True)
@@ -690,8 +715,9 @@ class JournalStore:
                           passes: int, cursor: Any = None, ended: Mapping[str, Any] | None = None) -> None:
         t = now_ms()
         params = {"runtime": runtime, "id": execution_id, "code": code, "status": "running", "logs": "[]",
-                  "connectors": json.dumps(list(connectors)), "inputs": json.dumps(inputs) if inputs else "{}",
-                  "options": json.dumps(options), "passes": passes, "created_at": t, "updated_at": t}
+                  "connectors": self._json_of(connectors), "inputs": json.dumps(inputs) if inputs else "{}",
+                  "options": self._json_of(options), "passes": passes,
+                  "created_at": t, "updated_at": t}
         if ended is None:
             stmt = self._statement("insert_execution", lambda: insert(executions).values(
                 {c: bindparam(c) for c in ("runtime", "id", "code", "status", "logs", "connectors", "inputs",
@@ -704,7 +730,8 @@ class JournalStore:
             stmt = self._statement("insert_ended_execution", lambda: insert(executions).values(
                 {c.name: bindparam(c.name) for c in executions.columns}))
             params.update({k: None for k in _ENDED}, **ended)
-            params["logs"] = json.dumps(ended.get("logs") or [])
+            logs = ended.get("logs")
+            params["logs"] = json.dumps(logs) if logs else "[]"
         if cursor is not None:
             stmt.on(cursor, params)
         else:

@@ -41,7 +41,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import secrets
 import threading
 import time
 import weakref
@@ -85,7 +84,10 @@ from codemode_kernel.selection import ROLLBACK_STATUSES, revert_for
 log = logging.getLogger(__name__)
 
 TransformResult = Callable[[Any], Any]
+_TERMINAL = sorted(TERMINAL_STATUSES)  # the retention prune's statuses, as the store takes them
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+#: Every 10-bit value as its two Crockford digits (1,024 strings, made once).
+_PAIRS = tuple(a + b for a in _CROCKFORD for b in _CROCKFORD)
 _id_lock = threading.Lock()
 _last_id: list[int] = [0, 0]
 
@@ -98,10 +100,16 @@ def new_execution_id() -> str:
             ms = _last_id[0]
             rand = _last_id[1] + 1
         else:
-            rand = secrets.randbits(80)
+            rand = int.from_bytes(os.urandom(10))  # what secrets.randbits(80) does, without its frames
         _last_id[0], _last_id[1] = ms, rand
     value = (ms << 80) | (rand & ((1 << 80) - 1))
-    return "".join(_CROCKFORD[(value >> (5 * i)) & 31] for i in range(25, -1, -1))
+    # Two digits a lookup, unrolled: every pass starts here, and a join over 26 digits cost ~36 us
+    # of a spaced pass's cold CPU against ~17 us for this (issue 12, s9_pass).
+    p = _PAIRS
+    return (p[value >> 120] + p[(value >> 110) & 1023] + p[(value >> 100) & 1023] + p[(value >> 90) & 1023]
+            + p[(value >> 80) & 1023] + p[(value >> 70) & 1023] + p[(value >> 60) & 1023]
+            + p[(value >> 50) & 1023] + p[(value >> 40) & 1023] + p[(value >> 30) & 1023]
+            + p[(value >> 20) & 1023] + p[(value >> 10) & 1023] + p[value & 1023])
 
 
 #: How long a new execution's pass runs before its start is committed by itself (seconds), when
@@ -272,8 +280,11 @@ class CodemodeRuntime:
         #: a connector without one shows the first line of its ``instructions``.
         self.connector_hints: dict[str, str] = dict(connector_hints or {})
         self._discovery = Discovery()
-        self._catalogs = CatalogResolver(self._connectors, resolved=Catalog.resolve_sync(self._connectors),
-                                         on_resolve=self._discovery.invalidate)
+        resolved = Catalog.resolve_sync(self._connectors)
+        self._catalogs = CatalogResolver(self._connectors, resolved=resolved, on_resolve=self._discovery.invalidate)
+        # The catalog when every connector resolved at once: the resolver keeps it for good, and a pass
+        # takes it without awaiting the resolver (~15-25 us of a spaced pass's cold CPU, issue 12).
+        self._whole = resolved if resolved is not None and not resolved.unavailable else None
         self._active: set[str] = set()
         self._last_end = float("-inf")  # time.monotonic() when the last pass ended (BACK_TO_BACK)
         self._closed = False
@@ -317,10 +328,12 @@ class CodemodeRuntime:
         execution_id = new_execution_id()
         if not isinstance(code, str):
             return _error_output(execution_id, "TypeError", "code must be a string of Python source")
-        try:
-            catalog = await self.catalog()
-        except ConfigurationError as exc:
-            return _error_output(execution_id, "ConfigurationError", str(exc))
+        catalog = self._whole
+        if catalog is None:
+            try:
+                catalog = await self.catalog()
+            except ConfigurationError as exc:
+                return _error_output(execution_id, "ConfigurationError", str(exc))
         if len(code) > codec.MAX_VALUE_CHARS:  # refused before anything is recorded (issue 14, defect 4)
             return _error_output(execution_id, "ValueTooLarge", (
                 f"the code is {len(code):,} characters; the limit is {codec.MAX_VALUE_CHARS:,}. Pass large data "
@@ -332,7 +345,7 @@ class CodemodeRuntime:
         except codec.EncodeError as exc:
             problem = ("CodecError", str(exc))
         else:
-            size = len(codec.dumps_encoded(encoded_inputs))
+            size = len(codec.dumps_encoded(encoded_inputs)) if encoded_inputs else 2  # '{}': ~30 us less cold
             if size > codec.MAX_VALUE_CHARS:
                 problem = ("ValueTooLarge", f"the carried-over variables are {size:,} characters; the limit "
                            f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")
@@ -344,7 +357,7 @@ class CodemodeRuntime:
                 # the new execution, and the start of its first pass (issue 12).
                 def start(passes: int = 1, ended: Mapping[str, Any] | None = None) -> None:
                     j.start_execution(execution_id, code, connectors, encoded_inputs, options,
-                                      keep=self.max_executions, terminal=sorted(TERMINAL_STATUSES), passes=passes,
+                                      keep=self.max_executions, terminal=_TERMINAL, passes=passes,
                                       ended=ended)
 
                 if problem is not None:
@@ -777,7 +790,7 @@ class CodemodeRuntime:
             return self._prune(j, keep)
 
     def _prune(self, j: RuntimeJournal, keep: int) -> int:
-        victims = j.terminal_beyond(keep, sorted(TERMINAL_STATUSES))
+        victims = j.terminal_beyond(keep, _TERMINAL)
         return sum(1 for eid in victims if j.delete_execution(eid))
 
     # -- snippets -----------------------------------------------------------------------------
