@@ -22,6 +22,20 @@ transaction ~330 us (prune, insert, commit: SQLite's cold code and pages), and t
 one transaction after the sandbox's report (:class:`PassStart`): host work while the sandbox
 runs delays the sandbox itself (``benchmarks/pass_path.py`` times each step of a pass).
 
+Stamped again (s9_pass: ~20 timestamps in a copy of this module and ``journal.py``, ``1 + 1``
+through the isolated executor on a SQLite file, 150 passes, load ~2.8): before the executor is
+called the runtime spends 102 us back to back and 212 us 50 ms apart (the id 25 / 51, the
+session and the checks 19 / 42, the row and the gates 13-29 / 13-29 each); after it returns,
+442 us 50 ms apart, of which the one transaction is 350 (the prune's query 138, its two deletes
+50, the insert 67, the commit 61), and 258 us back to back, where the start was committed while
+the sandbox ran and the end is an update (184). Every segment is 1.5-2.5 times slower spaced and
+none appears only when spaced; the loop wakes 3 times while the sandbox runs in both. Probes with
+24 MiB touched between calls (caches evicted): ``SELECT 1`` 53 us, the prune's query 146 us with
+its OFFSET of 50 and 139 us with LIMIT 1 and no offset: a statement costs its code path cold, not
+its rows, so a cheaper query shape would not pay; running less code does (01d6a95: the runtime's
+own CPU 50 ms apart 702 -> 587 us). (``docs/benchmarks.md``'s 149 / 629 / 257 us are back to back,
+50 ms apart and ``max_executions=1000``; 200 ms apart is not measured there.)
+
 Tried and not kept (s8_pass): the prune left out of a quiet pass's one transaction and run
 5 ms after the pass on the loop (and before the runtime lists, prunes or closes). The prune is
 ~40% of that transaction's SQL (cProfile, 2,000 warm passes: its query and deletes ~107 of
