@@ -313,7 +313,9 @@ build): tuning 57.4 / 79.5 %, MRR 0.660 / 0.661 / 0.664 / 0.668 at 0.15 / 0.3 / 
 58.4 %), but validation 33.3 / 56.2 % at each, MRR 0.411 / 0.411 / 0.412 / 0.411, and dev top-1 40.6 / 39.6 / 37.5 /
 37.5 %, held-out top-5 66.0 / 66.0 / 64.9 / 64.9 %: what the tuning split gains the sets not tuned on lose (dev "list
 the kinds served by the batch/v1 API group" 1st -> 3rd at 0.6); the whole descriptions, 0.3: tuning the same,
-validation MRR 0.413, dev top-1 39.6 %.
+validation MRR 0.413, dev top-1 39.6 %. Build: a dict's type() tested before the Mapping ABC's isinstance in
+_page_items and identifiers.pattern_prefixes (75,000 ABC checks a build): the documents of the 2,968 methods in 165 ->
+163 ms CPU (median of 10 interleaved rounds in one process, load 3.9, faster in 6 of 10), not kept.
 """
 
 from __future__ import annotations
