@@ -35,6 +35,11 @@ its OFFSET of 50 and 139 us with LIMIT 1 and no offset: a statement costs its co
 its rows, so a cheaper query shape would not pay; running less code does (01d6a95: the runtime's
 own CPU 50 ms apart 702 -> 587 us). (``docs/benchmarks.md``'s 149 / 629 / 257 us are back to back,
 50 ms apart and ``max_executions=1000``; 200 ms apart is not measured there.)
+Not kept after it (s9_pass): ``ExecutionRow`` as a named tuple (cold ~29 -> ~16 us to make) with
+the connectors' hooks skipped where they are the base class's no-ops (two coroutines a connector
+and pass): 8 interleaved rounds from clean trees at load 3.2-4.7 showed no signal (the runtime's
+own CPU 50 ms apart 665 -> 692 us, lower in 3 of 8; wall 3.86 -> 4.00 / 2.70 -> 2.88 / 4.19 ->
+4.27 ms 50 ms / 200 ms apart / back to back): below what this machine resolves now.
 
 Tried and not kept (s8_pass): the prune left out of a quiet pass's one transaction and run
 5 ms after the pass on the loop (and before the runtime lists, prunes or closes). The prune is
