@@ -111,6 +111,18 @@ in 3 of 8); 8 at load 3.5-4.2, 3,157 -> 3,313/s (5 of 8), 131.1 -> 115.2 µs (6 
 26 rounds. (One more set with both trees at ``nice -10``, which was meant to stand in for a quiet
 machine, 8 rounds at load 3.0-3.6: 3,159 -> 3,522/s, 6 of 8; 132.8 -> 120.3 µs, 5 of 8.) Not
 measured on a quiet machine, where a sleeping thread's wake-up costs most (above).
+
+Tried and not kept (issue 12): with polling off (``skip_poll``), sleeping in the loop as soon as the
+read at once comes up empty, without the one turn and the one read of a back-off reply. Counted
+over 9,000 async calls (two runs, load 3.5-4): such a turn and read found the request after 24 of
+734 and 178 of 6,182 empty reads at once (3 %); the rest were a loop turn and a failed ``read`` for
+nothing. Paired, interleaved rounds from clean trees (a534d67 vs the change; 3,000 async calls through
+the runtime, the isolated executor and a SQLite file, median of 3 a round), medians of each set: 8
+rounds at load 4.0-6.3 (this tree's tests running beside them), 1,559 -> 2,184 calls/s (better in 6 of 8),
+host CPU 195.5 -> 155.7 µs a call (7 of 8); 8 at load 5.2-6.9, 1,615 -> 1,214/s (1 of 8), 177.4 ->
+193.3 µs (3 of 8); 12 at load 3.4-4.7, 2,597 -> 2,521/s (6 of 12), 153.1 -> 159.3 µs (7 of 12). In
+all better in 13 (rate) and 17 (CPU) of 28 rounds, each set's rates bimodal (1,400-2,800 or
+4,600-5,800/s, the worker beside the host or not): no difference this machine resolves.
 """
 
 from __future__ import annotations
