@@ -15,8 +15,8 @@ SHOP = [
     SearchDocument(key="shop.beside", connector="shop", name="lines_two", summary="Order items grouped by status."),
     SearchDocument(key="shop.refund", connector="shop", name="refund_charge", summary="Refund a charge."),
     # The same name words, in another order; shop.labels_apart sorts first.
-    SearchDocument(key="shop.labels_apart", connector="shop", name="labels_users_list", summary="For a mailbox."),
-    SearchDocument(key="shop.labels_beside", connector="shop", name="users_labels_list", summary="For a mailbox."),
+    SearchDocument(key="shop.labels_apart", connector="shop", name="labels_users_box_mail", summary="For a mailbox."),
+    SearchDocument(key="shop.labels_beside", connector="shop", name="users_labels_mail_box", summary="For a mailbox."),
 ]
 
 
@@ -31,8 +31,8 @@ def test_a_method_holding_the_request_s_adjacent_words_adjacent_ranks_above_one_
 
 
 def test_the_pair_counts_in_either_order() -> None:
-    """'list labels': users_labels_list (labels, list) ranks above labels_users_list (labels and list apart)."""
-    ranked = keys("list labels")
+    """'mail labels': users_labels_mail_box (labels, mail) ranks above labels_users_box_mail (two words between)."""
+    ranked = keys("mail labels")
     assert ranked.index("shop.labels_beside") < ranked.index("shop.labels_apart")
 
 
@@ -43,3 +43,12 @@ def test_a_stop_word_parts_two_words_of_a_method_s_text() -> None:
             SearchDocument(key="t.other", connector="t", name="three", summary="Something else.")]
     ranked = [k for k, _ in SearchIndex(docs).rank("issue comments", limit=10)[0]]
     assert ranked.index("t.beside") < ranked.index("t.apart")
+
+
+def test_one_word_apart_counts_as_side_by_side() -> None:
+    """'order items': "Order gift items status." (one word between) ranks above "Items gift status order."."""
+    docs = [SearchDocument(key="u.far", connector="u", name="one", summary="Items gift status order."),
+            SearchDocument(key="u.near", connector="u", name="two", summary="Order gift items status."),
+            SearchDocument(key="u.other", connector="u", name="three", summary="Something else.")]
+    ranked = [k for k, _ in SearchIndex(docs).rank("order items", limit=10)[0]]
+    assert ranked.index("u.near") < ranked.index("u.far")
