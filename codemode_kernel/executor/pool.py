@@ -9,10 +9,21 @@ first line on stdin right away, so it confines itself while it waits for a pass.
 on one pool thread: ``Popen`` occasionally takes 5-12 ms here (while other interpreters
 are starting on the two cores) and must not stall the event loop in the middle of a pass.
 Workers die with that thread (``PR_SET_PDEATHSIG``), so a crashed host leaves none behind.
+
+A worker a zygote forked is reaped by the zygote, so retiring it after its pass leaves the pool
+thread nothing to do until the refill is due (``Launcher.refill_after``): retired on the event
+loop, the pool thread is woken then by a timer of the loop, not at once (s9_pass, issue 12).
+Stamped through the runtime (``1 + 1``, 50 and 200 ms apart, 100 passes, load ~3.4), a pool
+thread woken at the retire ran 170-240 us after the worker's report, inside the host's recording
+of the pass in 85 of 95 and 95 of 100 passes, where it takes the GIL from the loop. Paired in one
+process (two runtimes pass by pass, 150 pairs a run, 4 runs at load 1.7-3.9), the worker's report
+to ``execute()`` returning: 699 -> 679, 696 -> 679, 680 -> 655, 669 -> 640 us (lower in 97, 94,
+84, 97 of 150); the whole pass's wall moved within the noise.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib.util
 import logging
@@ -259,12 +270,26 @@ class WarmPool:
     def retire(self, worker: WorkerProcess) -> None:
         """Kill a worker that served (or failed) its pass; the pool thread reaps it."""
         worker.close()
+        after = getattr(self.launcher, "refill_after", 0.0)
+        loop = _running_loop() if after > 0 else None
         with self._cond:
             self._dead.append(worker)
             # The pass is over: refill now, or a moment later (Launcher.refill_after).
-            self._due = min(self._due, time.monotonic() + getattr(self.launcher, "refill_after", 0.0))
-            # Only wake a running pool thread: a retire that comes after close() must not
-            # start a new one (close() reaps whatever is left).
+            self._due = min(self._due, time.monotonic() + after)
+            # Corpses someone else reaps and a refill due later need nothing of the pool thread now:
+            # retired on the event loop, it is woken when the refill is due, not while the host
+            # records the pass (see the module's docstring).
+            later = loop is not None and all(getattr(w.proc, "reaped_elsewhere", False) for w in self._dead)
+            if not later:
+                # Only wake a running pool thread: a retire that comes after close() must not
+                # start a new one (close() reaps whatever is left).
+                self._cond.notify_all()
+        if later and loop is not None:
+            loop.call_later(after, self._kick)
+
+    def _kick(self) -> None:
+        """Wake the pool thread (a refill is due)."""
+        with self._cond:
             self._cond.notify_all()
 
     def take_unready(self) -> list[WorkerProcess]:
@@ -401,6 +426,14 @@ class WarmPool:
         self.launcher.close()
         with self._cond:
             self._closing = False  # usable again: the next take() starts a new pool thread
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, if any."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _said_something(worker: WorkerProcess) -> bool:

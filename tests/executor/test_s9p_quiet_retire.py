@@ -1,0 +1,97 @@
+"""Retiring a worker that a zygote reaps leaves the pool thread asleep until the refill is due (issue 12).
+
+The pool thread has nothing to do for such a corpse, and woken at the retire it took the GIL from
+the event loop while the host recorded the pass; it is woken by the loop when the refill is due.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from typing import IO, Any
+
+import pytest
+
+from codemode_kernel.executor.pool import WarmPool, WorkerProcess
+
+pytestmark = pytest.mark.anyio
+
+
+class ReapedElsewhere:
+    """A worker process as a zygote's child looks to the pool: its three pipes, reaped by someone else."""
+
+    reaped_elsewhere = True
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        ends: list[IO[bytes]] = []
+        for _ in range(3):
+            r, w = os.pipe()
+            ends += [os.fdopen(r, "rb", buffering=0), os.fdopen(w, "wb", buffering=0)]
+        self.stdin, self.stdout, self.stderr = ends[1], ends[2], ends[4]
+        self._others = [ends[0], ends[3], ends[5]]
+        self.killed = False
+
+    def poll(self) -> int | None:
+        return -9 if self.killed else None
+
+    def wait(self, timeout: float | None = None) -> int:
+        return -9
+
+    def kill(self) -> None:
+        if not self.killed:
+            self.killed = True
+            for f in self._others:
+                f.close()
+
+
+class Launcher:
+    refill_delay = 10.0  # a pass runs on: its replacement would come 10 s after the take
+    refill_after = 0.3  # a pass ended: its replacement comes this long after
+    burst = 0
+
+    def __init__(self) -> None:
+        self.started = 0
+
+    def start(self, config: dict[str, Any], *, for_pass: bool, warm: bool = True) -> WorkerProcess:
+        self.started += 1
+        return WorkerProcess(ReapedElsewhere(1000 + self.started))
+
+    def close(self) -> None:
+        pass
+
+
+class CountingCondition(threading.Condition):
+    """Counts the pool thread's wake-ups."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pool_wakes = 0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        woke = super().wait(timeout)
+        if threading.current_thread().name == "codemode-worker-pool":
+            self.pool_wakes += 1
+        return woke
+
+
+async def test_retiring_a_worker_the_zygote_reaps_does_not_wake_the_pool_thread_before_the_refill() -> None:
+    """It is an error if the pool thread wakes at the retire; the refill still comes when it is due."""
+    launcher = Launcher()
+    pool = WarmPool(launcher, dict, size=1)
+    counting = CountingCondition()
+    pool._cond = counting  # before the pool thread exists: it only ever waits on this one
+    try:
+        pool.fill()
+        worker = pool.take()  # the pool thread starts, and waits for the refill due in 10 s
+        await asyncio.sleep(0.1)
+        assert launcher.started == 1
+        woken = counting.pool_wakes
+        pool.retire(worker)  # the pass is over: the host records it now
+        await asyncio.sleep(0.15)
+        assert counting.pool_wakes == woken
+        await asyncio.sleep(0.5)
+        assert launcher.started == 2  # refilled refill_after after the retire, not 10 s after the take
+    finally:
+        pool.close()
