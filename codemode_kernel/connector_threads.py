@@ -547,15 +547,17 @@ def shared() -> ConnectorThreads:
     return _shared
 
 
-async def invoke(fn: Callable[..., Any], *args: Any, scope: CallScope | None = None) -> Any:
+async def invoke(fn: Callable[..., Any], *args: Any, scope: CallScope | None = None,
+                 coroutine: bool | None = None) -> Any:
     """Call connector code: a coroutine function on the loop, anything else in these threads
-    (belonging to ``scope``: see :meth:`ConnectorThreads.end`).
+    (belonging to ``scope``: see :meth:`ConnectorThreads.end`). ``coroutine``: whether ``fn`` is a
+    coroutine function, when the caller knows already (None: asked here).
 
     A synchronous function that returns an awaitable (a sync wrapper around async code) has
     that awaited on the loop.
     """
     try:
-        if inspect.iscoroutinefunction(fn):
+        if inspect.iscoroutinefunction(fn) if coroutine is None else coroutine:
             return await fn(*args)
         result = await _shared.run(fn, *args, scope=scope)
         if inspect.isawaitable(result):
@@ -582,11 +584,12 @@ class ArgumentsRefused(Exception):
 Fail = Callable[[str, str], dict[str, Any]]
 
 
-def decoded_arguments(method: Method, encoded_args: Any, fail: Fail) -> dict[str, Any]:
+def decoded_arguments(method: Method, encoded_args: Any, fail: Fail, where: str | None = None) -> dict[str, Any]:
     """The keyword arguments of a call to ``method`` from their encoded form; :class:`ArgumentsRefused`
-    if they are not valid data (``fail``: the pass ends) or not keywords."""
+    if they are not valid data (``fail``: the pass ends) or not keywords. ``where``: the text naming
+    them in an error, when the caller has it made already (``the arguments of <method.path>``)."""
     try:
-        args = codec.decode(encoded_args, f"the arguments of {method.path}")
+        args = codec.decode(encoded_args, where if where is not None else f"the arguments of {method.path}")
     except codec.DecodeError as exc:
         raise ArgumentsRefused(fail("CodecError", str(exc))) from None
     if not isinstance(args, dict):
