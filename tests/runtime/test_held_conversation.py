@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
@@ -28,6 +29,7 @@ from codemode_kernel import CodemodeRuntime, Connector, Tool, passes, tool
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
 from codemode_kernel.journal import JournalStore
 from tests.conftest import StoreSql
+from tests.runtime.settled_entries import settled
 
 pytestmark = pytest.mark.anyio
 
@@ -56,6 +58,12 @@ class Calls(Connector):
         self.runs["awrite", n] += 1
         return n * 100
 
+    def slow_write(self, n: int) -> int:
+        """Record a number, slowly (a pass's time limit most likely ends while a call of it runs)."""
+        self.runs["slow_write", n] += 1
+        time.sleep(0.02)
+        return n * 10
+
     def hang(self, n: int) -> int:
         """Block until the spec lets go."""
         self.runs["hang", n] += 1
@@ -64,7 +72,8 @@ class Calls(Connector):
         return n + 1
 
     def tools(self) -> dict[str, Tool]:
-        return {"write": tool(self.write), "awrite": tool(self.awrite), "hang": tool(self.hang)}
+        return {"write": tool(self.write), "awrite": tool(self.awrite), "slow_write": tool(self.slow_write),
+                "hang": tool(self.hang)}
 
 
 class Users(JournalStore):
@@ -205,20 +214,24 @@ async def test_interrupt_while_the_holding_thread_runs_a_connector_ends_the_pass
     assert isinstance(store, Users) and store.overlaps == 0
 
 
+@pytest.mark.parametrize("method", ["write", "slow_write"])
 async def test_a_timeout_during_a_run_of_sync_calls_stops_it_and_every_call_that_ran_is_stored_once(
-        db_url: str, calls: Calls, store_sql: StoreSql) -> None:
+        db_url: str, calls: Calls, store_sql: StoreSql, method: str) -> None:
     """A pass that calls without end is stopped by its timeout while a thread holds the conversation: Timeout,
-    and every call that ran is stored applied with its result, each exactly once."""
+    and every call that ran is stored applied with its result, each exactly once. The call the thread was
+    running when the time ran out (most likely with ``slow_write``) is stored when it returns, after the
+    pass has ended (the interrupt spec below, likewise): the spec waits for that, bounded."""
     store = Users(db_url)
     rt = CodemodeRuntime([calls], store=store,
                          executor=SubprocessExecutor(replace(Limits(), timeout=1.0)))
     try:
-        out = await asyncio.wait_for(rt.execute("k = 0\nwhile True:\n    p.write(n=k)\n    k += 1"), DEADLINE)
+        out = await asyncio.wait_for(rt.execute(f"k = 0\nwhile True:\n    p.{method}(n=k)\n    k += 1"), DEADLINE)
         assert out["status"] == "error" and out["error_type"] == "Timeout", out
+        await settled(db_url, out["execution_id"], DEADLINE)
         found = rows(store_sql, out["execution_id"])
         assert len(found) > 10
-        assert found == [(k, "write", "applied", str(k * 10)) for k in range(len(found))]
-        assert calls.runs == Counter({("write", k): 1 for k in range(len(found))})
+        assert found == [(k, method, "applied", str(k * 10)) for k in range(len(found))]
+        assert calls.runs == Counter({(method, k): 1 for k in range(len(found))})
         assert store.overlaps == 0
     finally:
         await rt.aclose()
