@@ -40,6 +40,16 @@ the connectors' hooks skipped where they are the base class's no-ops (two corout
 and pass): 8 interleaved rounds from clean trees at load 3.2-4.7 showed no signal (the runtime's
 own CPU 50 ms apart 665 -> 692 us, lower in 3 of 8; wall 3.86 -> 4.00 / 2.70 -> 2.88 / 4.19 ->
 4.27 ms 50 ms / 200 ms apart / back to back): below what this machine resolves now.
+Measured again and not kept (s9_pass): a spaced pass's start committed while the sandbox runs
+(``pass_path.py --paired``, the commit two loop turns after the code is sent), retried because
+the refill no longer forks beside the pass (5a4707c) and so the other core could be free for it:
+150 pairs at load 1.9-2.7: 50 ms apart 2.75 against 2.64 ms as now (slower in 65 of 150 pairs,
+paired median -0.09 ms), 200 ms apart 3.23 against 2.59 ms (slower in 85 of 150, +0.30 ms): mixed,
+as before. Why host
+work right after the code is sent costs the sandbox: a pipe write wakes its reader with a sync
+wake-up, which may put it on the writer's CPU. Probed alone (two processes, 50 ms apart, load ~3):
+the reader woke 41 us after the write when the writer then slept, but the writer's next 400 us
+of work held it back for all of them in 65 of 200 rounds (3 of 200 when it slept).
 
 Tried and not kept (s8_pass): the prune left out of a quiet pass's one transaction and run
 5 ms after the pass on the loop (and before the runtime lists, prunes or closes). The prune is
