@@ -34,6 +34,16 @@ then the one turn and the one read are kept: the worker has often run as soon as
 was written, and its request is in the pipe already, which saves the sleep and the wake-up.
 Figures: docs/isolation.md, "The pipe".
 
+``TURN_EVERY`` counts requests answered, not reads: a worker that writes its requests without waiting
+for the replies (only a tampered one does) has hundreds in one 64 KiB read, and the lines already in
+the buffer count as much as those read at once (before, 6,144 were answered between two turns of the
+loop: 0.55-0.9 s stalls, and a 1 s time limit ended such a pass after 1.6-2.0 s). Whole requests
+waiting in the buffer past ``BACKLOG`` (64 KiB) stop the reading (the worker then waits on its full
+pipe), and a killed worker's buffer is dropped (:meth:`WorkerPipe.drain`) instead of split into lines
+it would never be answered: the flood's pass now ends 1.04-1.07 s after it began, at most 9 requests
+between turns (spec: tests/security/test_review9_read_at_once.py; a flood of 77-byte calls through
+``PassHandler``, async connector, SQLite file, 3 runs each, load 2-3).
+
 The floor under a call (issue 12; ``bench_executor.py --only calls``, 3,000 calls, load 1.4-3):
 
 - two plain processes speaking JSON lines of the same shapes over blocking pipes: 35,000-50,000
@@ -195,8 +205,12 @@ class WorkerPipe:
     POLL_SECONDS = 50e-6
     #: Replies after which the host does not poll, once a poll came up empty.
     POLL_BACKOFF = 64
-    #: Requests read at once after their replies (no turn of the loop) before the loop gets a turn.
+    #: Requests answered after their replies with no turn of the loop (read at once, or found in the
+    #: buffer) before the loop gets a turn.
     TURN_EVERY = 8
+    #: Bytes of whole requests waiting in the buffer past which the host stops reading the pipe (a
+    #: worker that writes requests without waiting for their replies waits on its full pipe instead).
+    BACKLOG = 1 << 16
 
     def __init__(self, loop: asyncio.AbstractEventLoop, out_fd: int, in_fd: int, err_fd: int,
                  buffer: bytearray, limit: int, request_limit: int | None = None, *,
@@ -215,7 +229,8 @@ class WorkerPipe:
         self.waiter: asyncio.Future[None] | None = None
         self.attached = True
         self.skip_poll = 0            # replies left after which the host sleeps at once
-        self.unturned = 0             # lines read at once after a reply since the loop last had a turn
+        self.unturned = 0             # requests answered after a reply with no turn of the loop
+        self.draining = False         # the worker was killed: what it writes is dropped (drain)
         self.clock = clock            # read once per loop turn of a poll
         # Called on the loop when the worker's stderr ends (it died or closed it): a connector's thread
         # holding the conversation may be in a connector, not reading (isolated._Replies.revoke).
@@ -242,17 +257,44 @@ class WorkerPipe:
             return
         except OSError:
             data = b""
-        if data:
+        if self.draining:
+            if not data:
+                self.eof = True
+                self.loop.remove_reader(self.out_fd)
+        elif data:
             self.buffer += data
-            if len(self.buffer) > self.limit + (1 << 16):
-                # Nobody is reading lines (the host is answering a request): stop taking bytes
-                # rather than buffer without bound; readline resumes once it has consumed lines.
+            if len(self.buffer) > self.BACKLOG and self._backlogged():
+                # Nobody is reading lines (the host is answering a request), or whole requests wait
+                # (a worker that writes them without waiting for replies): stop taking bytes rather
+                # than buffer without bound; readline resumes once it has consumed lines.
                 self.paused = True
                 self.loop.remove_reader(self.out_fd)
         else:
             self.eof = True
             self.loop.remove_reader(self.out_fd)
         self._wake()
+
+    def _backlogged(self) -> bool:
+        """Whether reading must stop: the buffer is past the longest line, or holds whole requests
+        (at least one newline) beyond :attr:`BACKLOG` bytes."""
+        if len(self.buffer) > self.limit + (1 << 16):
+            return True
+        if len(self.buffer) <= self.BACKLOG:
+            return False
+        if self.buffer.find(b"\n", self.scanned) >= 0:
+            return True
+        self.scanned = len(self.buffer)  # a long line arriving: scan each byte once
+        return False
+
+    def drain(self) -> None:
+        """Drop what the worker wrote and has not been read (it was killed: nothing of it will be
+        answered), and read on only to find the end of the pipe."""
+        del self.buffer[:]
+        self.scanned = 0
+        self.draining = True
+        if self.paused and self.attached and not self.eof:
+            self.paused = False
+            self.loop.add_reader(self.out_fd, self._readable)
 
     def _stderr(self) -> None:
         try:
@@ -286,7 +328,16 @@ class WorkerPipe:
         ``soon``: the worker was just answered, so its next request is likely on its way: look
         for it for a moment before sleeping (the module docstring says why and how long).
         """
+        if soon and self.unturned >= self.TURN_EVERY:
+            # TURN_EVERY requests answered in a row with no turn of the loop, read at once or found
+            # in the buffer (a worker that does not wait for its replies): the loop's turn first.
+            self.unturned = 0
+            await asyncio.sleep(0)
+        at_once = soon  # no turn of the loop yet since the reply
         while True:
+            if self.draining:
+                del self.buffer[:]
+                self.scanned = 0
             index = self.buffer.find(b"\n", self.scanned)
             if index >= 0:
                 self._check_size(index + 1)
@@ -294,9 +345,11 @@ class WorkerPipe:
                     line = bytes(view[: index + 1])
                 del self.buffer[: index + 1]
                 self.scanned = 0
-                if self.paused and self.attached and not self.eof and len(self.buffer) <= self.limit:
+                if self.paused and self.attached and not self.eof and not self._backlogged():
                     self.paused = False
                     self.loop.add_reader(self.out_fd, self._readable)
+                if at_once:
+                    self.unturned += 1
                 return line
             self.scanned = len(self.buffer)
             self._check_size(self.scanned)
@@ -307,12 +360,13 @@ class WorkerPipe:
                 if self.unturned < self.TURN_EVERY and self.attached and not self.paused:
                     self._readable()  # the worker often answered while the reply was written: no turn
                     if len(self.buffer) != self.scanned or self.eof:
-                        self.unturned += 1
                         continue
                 self.unturned = 0
+                at_once = False
                 if await self._poll():
                     continue
             self.unturned = 0
+            at_once = False
             self.waiter = self.loop.create_future()
             await self.waiter
 

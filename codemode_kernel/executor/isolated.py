@@ -264,12 +264,14 @@ class _Pass:
                 self.asking = None
             if not line:
                 return await self._ended()
-            if self.reason is not None:
-                continue  # killed: drain to EOF
+            if self.reason is not None:  # killed: drop what it wrote, read on to the end of the pipe
+                self.pipe.drain()
+                continue
             if self.replies.pending:  # only a worker that did not wait for its reply gets here first
                 await self.replies.settled()
                 self.asking = None
                 if self.reason is not None:
+                    self.pipe.drain()
                     continue
             message = _parse(line)
             op = message.get("op")

@@ -257,12 +257,6 @@ def _none() -> Catalog:
     raise AssertionError("the catalog did not resolve")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review 9 finding: WorkerPipe.readline counts reads, not requests. After a reply it reads the pipe at once up "
-    "to TURN_EVERY (8) times, each read taking up to 64 KiB, and the lines already in the buffer are answered with "
-    "no turn and no count: a worker that pipelines 77-byte calls gets 6,144 of them answered between two turns "
-    "of the loop (694 before 185616f, one read's worth); through the pass handler on SQLite the loop then stalls "
-    "0.55-0.70 s at a time (67-138 ms before) and a 1 s time limit ends the pass after 1.7-2.0 s (1.1-1.3 s)"))
 async def test_a_pipelined_flood_gets_at_most_turn_every_requests_answered_between_turns_of_the_loop(
         tampered: Callable[..., SubprocessExecutor]) -> None:
     """channel.py's promise: the host answers at most WorkerPipe.TURN_EVERY requests in a row before the loop gets a
