@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import textwrap
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +114,22 @@ def tampered_executor(folder: Path, body: str, limits: Limits | None = None) -> 
     wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} -I -S {script}\n")
     wrapper.chmod(0o755)
     return SubprocessExecutor(limits, python=str(wrapper), warm=0)
+
+
+@contextlib.asynccontextmanager
+async def tampered_executors(folder: Path, default: Limits | None = None) -> AsyncIterator[
+        Callable[..., SubprocessExecutor]]:
+    """``make(body, limits=None)``: tampered executors (:func:`tampered_executor`, ``default`` limits
+    unless given), each closed when the block ends."""
+    made: list[SubprocessExecutor] = []
+
+    def make(body: str, limits: Limits | None = None) -> SubprocessExecutor:
+        ex = tampered_executor(folder, body, limits or default)
+        made.append(ex)
+        return ex
+
+    try:
+        yield make
+    finally:
+        for ex in made:
+            await ex.aclose()

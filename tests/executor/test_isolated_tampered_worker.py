@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
-from tests.executor.isolated_support import RecordingHost, tampered_executor
+from tests.executor.isolated_support import RecordingHost, tampered_executors
 
 pytestmark = pytest.mark.anyio
 
@@ -25,16 +25,8 @@ Factory = Callable[..., SubprocessExecutor]
 
 @pytest.fixture
 async def tampered(tmp_path: Path) -> AsyncIterator[Factory]:
-    made: list[SubprocessExecutor] = []
-
-    def make(body: str, limits: Limits | None = None) -> SubprocessExecutor:
-        ex = tampered_executor(tmp_path, body, limits)
-        made.append(ex)
-        return ex
-
-    yield make
-    for ex in made:
-        await ex.aclose()
+    async with tampered_executors(tmp_path, None) as make:
+        yield make
 
 
 BAD_LINES = {

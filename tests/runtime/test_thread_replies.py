@@ -30,7 +30,7 @@ from codemode_kernel.journal import JournalStore
 from codemode_kernel.passes import PassHandler, PassState
 from codemode_kernel.runtime_journal import RuntimeJournal, open_journal
 from tests.conftest import StoreSql
-from tests.executor.isolated_support import tampered_executor, wait_gone
+from tests.executor.isolated_support import tampered_executors, wait_gone
 
 pytestmark = pytest.mark.anyio
 
@@ -377,16 +377,8 @@ async def test_a_kill_racing_the_threads_write_decides_the_pass_once(
 
 @pytest.fixture
 async def tampered(tmp_path: Path) -> AsyncIterator[Callable[[str], SubprocessExecutor]]:
-    made: list[SubprocessExecutor] = []
-
-    def make(body: str) -> SubprocessExecutor:
-        ex = tampered_executor(tmp_path, body, Limits(timeout=DEADLINE))
-        made.append(ex)
-        return ex
-
-    yield make
-    for ex in made:
-        await ex.aclose()
+    async with tampered_executors(tmp_path, Limits(timeout=DEADLINE)) as make:
+        yield make
 
 
 async def test_a_request_sent_before_the_reply_waits_for_the_thread_and_its_outcome(

@@ -21,7 +21,7 @@ import pytest
 from codemode_kernel import Connector, create_code_tool
 from codemode_kernel.connectors.base import Tool, tool
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
-from tests.executor.isolated_support import tampered_executor
+from tests.executor.isolated_support import tampered_executors
 
 pytestmark = pytest.mark.anyio
 
@@ -60,16 +60,8 @@ time.sleep(30)
 
 @pytest.fixture
 async def tampered(tmp_path: Path) -> AsyncIterator[Callable[[str], SubprocessExecutor]]:
-    made: list[SubprocessExecutor] = []
-
-    def make(body: str) -> SubprocessExecutor:
-        ex = tampered_executor(tmp_path, body, Limits(timeout=30.0))
-        made.append(ex)
-        return ex
-
-    yield make
-    for ex in made:
-        await ex.aclose()
+    async with tampered_executors(tmp_path, Limits(timeout=30.0)) as make:
+        yield make
 
 
 def refusal(out: dict[str, Any]) -> tuple[str, str]:

@@ -29,7 +29,7 @@ from codemode_kernel.journal import JournalStore
 from codemode_kernel.passes import PassHandler, PassState
 from codemode_kernel.runtime_journal import RuntimeJournal, open_journal
 from tests.conftest import StoreSql
-from tests.executor.isolated_support import RecordingHost, tampered_executor
+from tests.executor.isolated_support import RecordingHost, tampered_executors
 
 pytestmark = pytest.mark.anyio
 
@@ -104,16 +104,8 @@ def handler(journal: RuntimeJournal, notes: Notes) -> PassHandler:
 
 @pytest.fixture
 async def tampered(tmp_path: Path) -> AsyncIterator[Callable[..., SubprocessExecutor]]:
-    made: list[SubprocessExecutor] = []
-
-    def make(body: str, limits: Limits) -> SubprocessExecutor:
-        ex = tampered_executor(tmp_path, body, limits)
-        made.append(ex)
-        return ex
-
-    yield make
-    for ex in made:
-        await ex.aclose()
+    async with tampered_executors(tmp_path, None) as make:
+        yield make
 
 
 async def until(predicate: Callable[[], bool], what: str) -> None:

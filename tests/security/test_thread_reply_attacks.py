@@ -34,7 +34,7 @@ from codemode_kernel.journal import JournalStore
 from codemode_kernel.passes import PassHandler, PassState
 from codemode_kernel.runtime_journal import RuntimeJournal, open_journal
 from tests.conftest import StoreSql
-from tests.executor.isolated_support import tampered_executor, wait_gone
+from tests.executor.isolated_support import tampered_executors, wait_gone
 
 pytestmark = pytest.mark.anyio
 
@@ -118,16 +118,8 @@ async def executor() -> AsyncIterator[SubprocessExecutor]:
 
 @pytest.fixture
 async def tampered(tmp_path: Path) -> AsyncIterator[Callable[..., SubprocessExecutor]]:
-    made: list[SubprocessExecutor] = []
-
-    def make(body: str, limits: Limits | None = None) -> SubprocessExecutor:
-        ex = tampered_executor(tmp_path, body, limits or Limits(timeout=DEADLINE))
-        made.append(ex)
-        return ex
-
-    yield make
-    for ex in made:
-        await ex.aclose()
+    async with tampered_executors(tmp_path, Limits(timeout=DEADLINE)) as make:
+        yield make
 
 
 async def until(predicate: Callable[[], bool]) -> None:
