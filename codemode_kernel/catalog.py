@@ -171,6 +171,12 @@ class CatalogResolver:
         self._lock = asyncio.Lock()
         self._on_resolve = on_resolve
 
+    @property
+    def whole(self) -> Catalog | None:
+        """The catalog once every connector resolved (kept for good), else None (:meth:`get` resolves)."""
+        catalog = self._catalog
+        return catalog if catalog is not None and not catalog.unavailable else None
+
     async def get(self) -> Catalog:
         if self._catalog is not None:
             return self._catalog

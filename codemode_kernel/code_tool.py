@@ -37,7 +37,7 @@ from codemode_kernel.connectors.toolset import ToolSetConnector
 from codemode_kernel.discovery.service import Discovery
 from codemode_kernel.discovery.tool_text import DEFAULT_HEAD
 from codemode_kernel.discovery.tool_text import INPUT_SCHEMA as CODE_INPUT_SCHEMA
-from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.errors import ConfigurationError, clip
 from codemode_kernel.executor.base import Executor, SandboxError
 from codemode_kernel.executor.language import LANGUAGE_RULES
 
@@ -58,7 +58,6 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 APPROVAL_REFUSED = "ApprovalRequired"
 #: Name of the connector that plain functions passed to ``create_code_tool`` are grouped in.
 FUNCTIONS_CONNECTOR = "tools"
-_MAX_ECHO = 500
 
 
 @dataclass(frozen=True)
@@ -175,7 +174,7 @@ class CodeRunner:
             result = await self.executor.execute(code, catalog.namespaces(), host=handler, inputs=self.inputs)
         except Exception as exc:  # an executor must answer with data; one that raised failed the pass
             log.warning("the executor raised during a code-tool pass", exc_info=True)
-            return _error("ExecutorError", f"the executor failed ({type(exc).__name__}: {_clip(str(exc))})")
+            return _error("ExecutorError", f"the executor failed ({type(exc).__name__}: {clip(str(exc))})")
         logs = list(result.logs)
         failure = handler.failure or result.error
         if failure is not None:
@@ -190,7 +189,7 @@ class CodeRunner:
             plain = codec.to_json(value, "the result")
         except Exception as exc:  # an undecodable report, or a transform that failed: data, not a raise
             return _error("ResultError", f"the result could not be returned ({type(exc).__name__}: "
-                                         f"{_clip(str(exc))})", logs)
+                                         f"{clip(str(exc))})", logs)
         return {"result": plain, "logs": logs}
 
     async def _ended(self, run_id: str, status: Literal["completed", "error"]) -> None:
@@ -226,7 +225,7 @@ class _PlainPass:
         except Exception as exc:
             log.warning("the code tool failed to answer a %r request", message.get("op"), exc_info=True)
             return self.fail("HostError", f"the host failed to answer the sandbox ({type(exc).__name__}: "
-                                          f"{_clip(str(exc))}); the program was stopped")
+                                          f"{clip(str(exc))}); the program was stopped")
 
     async def _answer(self, message: dict[str, Any]) -> dict[str, Any]:
         op = message.get("op")
@@ -249,14 +248,14 @@ class _PlainPass:
                                                 snippet=lambda _name: None, snippets=lambda: [], **options)
             if described.kind == "not_found":
                 return {"raise": {"type": "LookupError", "message": (
-                    f"nothing named {_clip(str(message.get('target', '')), 200)!r}; use codemode.search(...)")}}
+                    f"nothing named {clip(str(message.get('target', '')), 200)!r}; use codemode.search(...)")}}
             return {"value": codec.encode(described.to_dict())}
         if op == "snippet":
             return {"value": {"error": "saved snippets need a durable runtime (CodemodeRuntime); this code tool "
                                        "keeps none"}}
         if op == "fail":
             return self.fail(str(message.get("type", "Error")), str(message.get("message", "")))
-        return self.fail("ProtocolError", f"unknown request {_clip(str(op), 20)!r} from the sandbox")
+        return self.fail("ProtocolError", f"unknown request {clip(str(op), 20)!r} from the sandbox")
 
     async def _call(self, connector: str, method_name: str, encoded_args: Any) -> dict[str, Any]:
         method = self.catalog.get(connector, method_name)
@@ -294,5 +293,3 @@ def _error(error_type: str, message: str, logs: list[str] | None = None) -> dict
     return {"error": message, "error_type": error_type, "logs": list(logs or [])}
 
 
-def _clip(text: str, limit: int = _MAX_ECHO) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"

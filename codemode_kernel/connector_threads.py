@@ -114,6 +114,7 @@ from codemode_kernel import codec
 # Their home is errors.py; importable from here too, where they were defined first.
 from codemode_kernel.errors import CallNotRun as CallNotRun
 from codemode_kernel.errors import ConnectorThreadsExhausted as ConnectorThreadsExhausted
+from codemode_kernel.errors import clip
 
 if TYPE_CHECKING:
     from codemode_kernel.catalog import Method
@@ -608,10 +609,9 @@ def check_schema(method: Method, args: dict[str, Any], fail: Fail) -> None:
         problem = method.validator.errors(args)
     except Exception as exc:
         log.warning("checking the arguments of %s failed", method.path, exc_info=True)
-        text = str(exc)
         raise ArgumentsRefused(fail("HostError", (
             f"the host could not check the arguments of {method.path} against its input schema "
-            f"({type(exc).__name__}: {text if len(text) <= _MAX_ECHO else text[:_MAX_ECHO] + '…'}). The connector "
+            f"({type(exc).__name__}: {clip(str(exc))}). The connector "
             f"was not called. Pass ordinary values (see codemode.describe('{method.path}')); if they are, the "
             "connector's schema is at fault."))) from None
     if problem is not None:
@@ -619,5 +619,3 @@ def check_schema(method: Method, args: dict[str, Any], fail: Fail) -> None:
             f"{method.path}: {problem}. The connector was not called. "
             f"See codemode.describe('{method.path}') for its arguments.")}})
 
-
-_MAX_ECHO = 500  # characters of a host exception's text quoted in an error

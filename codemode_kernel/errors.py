@@ -205,3 +205,11 @@ class Interrupted(ExecutorError):
 
 class WorkerCrashed(ExecutorError):
     """The worker process running the pass died."""
+
+
+MAX_ECHO = 500  # characters of a text (a host exception's, a name) quoted in an error message
+
+
+def clip(text: str, limit: int = MAX_ECHO) -> str:
+    """``text`` as an error message quotes it: at most ``limit`` characters, an ellipsis after a cut."""
+    return text if len(text) <= limit else text[:limit] + "…"

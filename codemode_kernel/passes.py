@@ -106,7 +106,7 @@ from codemode_kernel.connector_threads import (
     shared,
 )
 from codemode_kernel.connectors.base import ExecutionContext
-from codemode_kernel.errors import CallNotRun, ConnectorThreadsExhausted, ReplayDivergence, ValueTooLarge
+from codemode_kernel.errors import CallNotRun, ConnectorThreadsExhausted, ReplayDivergence, ValueTooLarge, clip
 from codemode_kernel.executor.base import HeldConversation, ReplySink, TimedOut
 from codemode_kernel.journal import EntryRow, Outcome
 from codemode_kernel.models import STEP_CONNECTOR
@@ -114,7 +114,6 @@ from codemode_kernel.runtime_journal import RuntimeJournal
 
 Reply = dict[str, Any]
 log = logging.getLogger(__name__)
-MAX_ECHO = 500  # characters of a host exception's text quoted in an error
 #: Seconds a call's outcome waits for the next call's commit before it is committed on its own.
 OUTCOME_BOUND = 0.001
 #: Seconds :meth:`PassHandler.aclose` waits for the calls it cancelled to stop.
@@ -331,7 +330,7 @@ class PassHandler:
     def _host_error(self, message: Mapping[str, Any], exc: Exception) -> Reply:
         log.warning("the host failed to answer a %r request", message.get("op"), exc_info=True)
         return self.fail("HostError", f"the host failed to answer the sandbox's {_op_name(message)} request "
-                         f"({type(exc).__name__}: {_clip(str(exc))}); the pass was stopped")
+                         f"({type(exc).__name__}: {clip(str(exc))}); the pass was stopped")
 
     async def _answer(self, message: dict[str, Any], sink: ReplySink | None) -> Reply | None:
         state = self.state
@@ -405,7 +404,7 @@ class PassHandler:
         except Exception as exc:
             log.warning("recording the outcome of call #%s failed", unsaved.seq, exc_info=True)
             self.fail("HostError", f"the host could not record the outcome of call #{unsaved.seq} "
-                      f"({type(exc).__name__}: {_clip(str(exc))}); the pass was stopped")
+                      f"({type(exc).__name__}: {clip(str(exc))}); the pass was stopped")
 
     def release(self, reopen: Callable[[], AbstractContextManager[RuntimeJournal] | None]) -> None:
         """The pass is over and its journal's connection goes back (the runtime calls this): an
@@ -567,9 +566,8 @@ class PassHandler:
         try:
             canonical = codec.canonical_encoded(encoded_args)
         except (ValueError, TypeError, RecursionError) as exc:
-            return self.fail("CodecError", f"the arguments of {method.path} are not valid data ({_clip(str(exc))})")
-        if len(canonical) > codec.MAX_VALUE_CHARS:
-            raise ValueTooLarge(f"The arguments of {method.path}", len(canonical), codec.MAX_VALUE_CHARS)
+            return self.fail("CodecError", f"the arguments of {method.path} are not valid data ({clip(str(exc))})")
+        self._check_size(canonical, f"The arguments of {method.path}")
         try:
             args = decoded_arguments(method, encoded_args, self.fail, facts.arguments)
             recorded = self.state.journal.get(self.state.next_seq)
@@ -594,7 +592,7 @@ class PassHandler:
         except Exception as exc:
             if finish is not None:  # neither was stored: the earlier call's outcome is what the pass lost
                 self.fail("HostError", f"the host could not record the outcome of call #{finish.seq} "
-                          f"({type(exc).__name__}: {_clip(str(exc))}); call #{seq} was not made and the pass "
+                          f"({type(exc).__name__}: {clip(str(exc))}); call #{seq} was not made and the pass "
                           "was stopped")
             raise
         if not ok:
@@ -934,11 +932,11 @@ class PassHandler:
             # the same seq (the code saw the original exception, not a replayed copy).
             return {"value": None}
         encoded = message.get("value")
-        where = f"the value of codemode.step({_clip(name, 100)!r})"
+        where = f"the value of codemode.step({clip(name, 100)!r})"
         try:
             text = codec.dumps_encoded(encoded)
         except (ValueError, TypeError, RecursionError) as exc:
-            return self.fail("CodecError", f"{where} is not valid data ({_clip(str(exc))})")
+            return self.fail("CodecError", f"{where} is not valid data ({clip(str(exc))})")
         self._check_size(text, where[0].upper() + where[1:])
         try:
             codec.decode(encoded, where)  # stored for replay: it must decode on every later pass
@@ -953,7 +951,7 @@ class PassHandler:
 
 def _describe_call(connector: str, method: str, args: str) -> str:
     if connector == STEP_CONNECTOR:
-        return f"codemode.step({_clip(method, 200)!r})"
+        return f"codemode.step({clip(method, 200)!r})"
     shown = args if len(args) <= 200 else args[:200] + "…"
     return f"{connector}.{method}({shown})"
 
@@ -965,10 +963,6 @@ def _parse_error(text: str | None) -> dict[str, str]:
     if not sep or not type_name.isidentifier():
         return {"type": "Error", "message": text}
     return {"type": type_name, "message": message}
-
-
-def _clip(text: str, limit: int = MAX_ECHO) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _op_name(message: Mapping[str, Any]) -> str:

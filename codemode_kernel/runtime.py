@@ -93,6 +93,7 @@ from codemode_kernel.errors import (
     RollbackError,
     StoreError,
     UnknownExecutionError,
+    clip,
 )
 from codemode_kernel.executor.base import ExecuteResult, Executor, OutputCallback, SandboxError
 from codemode_kernel.executor.stream import bounded_lines
@@ -309,11 +310,8 @@ class CodemodeRuntime:
         #: a connector without one shows the first line of its ``instructions``.
         self.connector_hints: dict[str, str] = dict(connector_hints or {})
         self._discovery = Discovery()
-        resolved = Catalog.resolve_sync(self._connectors)
-        self._catalogs = CatalogResolver(self._connectors, resolved=resolved, on_resolve=self._discovery.invalidate)
-        # The catalog when every connector resolved at once: the resolver keeps it for good, and a pass
-        # takes it without awaiting the resolver (~15-25 us of a spaced pass's cold CPU, issue 12).
-        self._whole = resolved if resolved is not None and not resolved.unavailable else None
+        self._catalogs = CatalogResolver(self._connectors, resolved=Catalog.resolve_sync(self._connectors),
+                                         on_resolve=self._discovery.invalidate)
         self._active: set[str] = set()
         self._last_end = float("-inf")  # time.monotonic() when the last pass ended (BACK_TO_BACK)
         self._closed = False
@@ -357,7 +355,9 @@ class CodemodeRuntime:
         execution_id = new_execution_id()
         if not isinstance(code, str):
             return _error_output(execution_id, "TypeError", "code must be a string of Python source")
-        catalog = self._whole
+        # A catalog resolved whole is kept for good: taken without awaiting the resolver (~15-25 us of a
+        # spaced pass's cold CPU, issue 12).
+        catalog = self._catalogs.whole
         if catalog is None:
             try:
                 catalog = await self.catalog()
@@ -495,7 +495,7 @@ class CodemodeRuntime:
         except Exception as exc:  # an executor must return errors as data; one that raised failed the pass
             log.warning("the executor raised during a pass", exc_info=True)
             result = ExecuteResult(error=SandboxError("ExecutorError", (
-                f"the executor failed during the pass ({type(exc).__name__}: {_clip(str(exc))})")))
+                f"the executor failed during the pass ({type(exc).__name__}: {clip(str(exc))})")))
         finally:
             self._active.discard(execution_id)
             self._last_end = time.monotonic()
@@ -518,13 +518,13 @@ class CodemodeRuntime:
                 log.warning("recording the pass of %s failed; nothing was recorded", execution_id, exc_info=True)
                 error_type = "StoreError" if isinstance(exc, StoreError) else "HostError"
                 text = str(exc) if isinstance(exc, StoreError) else (
-                    f"the host could not record the pass ({type(exc).__name__}: {_clip(str(exc))}); nothing was "
+                    f"the host could not record the pass ({type(exc).__name__}: {clip(str(exc))}); nothing was "
                     "recorded")
                 return _error_output(execution_id, error_type, text, bounded_lines(result.logs))
             # Whatever the sandbox reported, a pass the host could not finish is an error, not a
             # `running` execution and not an exception out of execute() (issue 10, item 2).
             log.warning("ending the pass of %s failed", execution_id, exc_info=True)
-            text = f"HostError: the host could not finish the pass ({type(exc).__name__}: {_clip(str(exc))})"
+            text = f"HostError: the host could not finish the pass ({type(exc).__name__}: {clip(str(exc))})"
             try:
                 j.transition(execution_id, ["running"], "error", error=text,
                                       error_type="HostError", logs=list(result.logs))
@@ -572,7 +572,7 @@ class CodemodeRuntime:
                                       state.failure.message, None, traceback, folded)
         if result.error is not None:  # the sandbox's text: bounded before it is stored
             return await self._failed(j, execution_id, state, catalog, logs, result.error.type,
-                                      _clip(result.error.message, MAX_ERROR_CHARS), result.error.lineno, traceback,
+                                      clip(result.error.message, MAX_ERROR_CHARS), result.error.lineno, traceback,
                                       folded)
         return await self._completed(j, execution_id, state, logs, result, value, capture, folded)
 
@@ -623,7 +623,7 @@ class CodemodeRuntime:
                     shown = await shown
             except Exception as exc:  # the caller gets the raw result (issue 14, defect 4)
                 log.warning("transform_result failed (%s: %s); returning the raw result of %s",
-                            type(exc).__name__, _clip(str(exc)), execution_id)
+                            type(exc).__name__, clip(str(exc)), execution_id)
                 shown = value
         if not _record_end(j, execution_id, "completed", folded, result=stored, result_note=note, logs=logs,
                            settle_pending=_any_pending(state)):
@@ -646,7 +646,7 @@ class CodemodeRuntime:
             if entry.state == "pending":
                 j.set_entry(execution_id, seq, ["pending"], "error", error="Superseded")
         status = current.status if current is not None else "deleted"
-        why = f" ({_clip(current.error)})" if current is not None and current.error else ""
+        why = f" ({clip(current.error)})" if current is not None and current.error else ""
         text = (f"execution {execution_id!r} was ended as {status!r} by another host while this pass ran{why}; "
                 "this pass's outcome was not recorded and its result is not returned.")
         ended = status if status in TERMINAL_STATUSES else "error"
@@ -937,10 +937,6 @@ def _error_output(execution_id: str, error_type: str, message: str, logs: Sequen
 MAX_ERROR_CHARS = 100_000
 REVERT_UNKNOWN = ("RevertOutcomeUnknown: the host stopped while this call was being reverted, so whether the "
                   "revert took effect is unknown; check the connector (the revert is not run again)")
-
-
-def _clip(text: str, limit: int = 500) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _any_pending(state: PassState) -> bool:

@@ -257,11 +257,10 @@ class WorkerPipe:
             return
         except OSError:
             data = b""
-        if self.draining:
-            if not data:
-                self.eof = True
-                self.loop.remove_reader(self.out_fd)
-        elif data:
+        if not data:
+            self.eof = True
+            self.loop.remove_reader(self.out_fd)
+        elif not self.draining:  # a killed worker's bytes are nobody's
             self.buffer += data
             if len(self.buffer) > self.BACKLOG and self._backlogged():
                 # Nobody is reading lines (the host is answering a request), or whole requests wait
@@ -269,9 +268,6 @@ class WorkerPipe:
                 # than buffer without bound; readline resumes once it has consumed lines.
                 self.paused = True
                 self.loop.remove_reader(self.out_fd)
-        else:
-            self.eof = True
-            self.loop.remove_reader(self.out_fd)
         self._wake()
 
     def _backlogged(self) -> bool:
@@ -335,9 +331,6 @@ class WorkerPipe:
             await asyncio.sleep(0)
         at_once = soon  # no turn of the loop yet since the reply
         while True:
-            if self.draining:
-                del self.buffer[:]
-                self.scanned = 0
             index = self.buffer.find(b"\n", self.scanned)
             if index >= 0:
                 self._check_size(index + 1)
