@@ -185,11 +185,12 @@ class _Prepared:
     once keeps SQL generation in SQLAlchemy and the per-call cost near the driver's.
     """
 
-    def __init__(self, stmt: ClauseElement, engine: Engine, names: Sequence[str] | None = None) -> None:
-        compiled = stmt.compile(dialect=engine.dialect)
-        assert isinstance(compiled, SQLCompiler)
-        self.sql = compiled.string
-        self.order = list(compiled.positiontup or []) if compiled.positional else None
+    def __init__(self, stmt: ClauseElement | Callable[[], ClauseElement], engine: Engine,
+                 names: Sequence[str] | None = None, *, key: Hashable = None) -> None:
+        """``stmt``, or with ``key`` the function that builds it: then compiled once per process for
+        every store of the same dialect (:data:`_COMPILED`)."""
+        self.sql, order = _compiled(stmt, engine.dialect, key)
+        self.order = list(order) if order is not None else None
         # The positional tuple taken in one C call (a generator over the names cost ~2 us per
         # statement of 12 parameters, issue 12); itemgetter of one name returns the bare value.
         self._take: Callable[[dict[str, Any]], Any] | None = None
@@ -257,6 +258,140 @@ class _Prepared:
         (about 160 us less per statement than ``conn.execute(core_statement)`` here, issue 12), while
         the engine's events still see it (the crash specs hook ``after_cursor_execute``)."""
         return conn.exec_driver_sql(self.sql, self.bind(params))
+
+
+# Statements compiled for a dialect, shared by every store of this process: (what the SQL depends on
+# of the dialect, the statement's key) -> (its SQL, its parameters' order for a positional paramstyle).
+# Compiled per store, a statement cost 0.4-1.1 ms of CPU (3.5 ms for the first in a process): ~4 ms
+# of a store's first pass and again of its first approval, in every new store (the kernel opens one
+# when it rebuilds its runtime after a connector change; issue 12). JournalStore warms the statements
+# every runtime's passes use when it opens (:data:`_PASS_STATEMENTS`).
+_COMPILED: dict[Hashable, tuple[str, tuple[str, ...] | None]] = {}
+
+
+def _compiled(stmt: ClauseElement | Callable[[], ClauseElement], dialect: Any,
+              key: Hashable = None) -> tuple[str, tuple[str, ...] | None]:
+    """The SQL of ``stmt`` for ``dialect`` and its positional parameters' order (None: named);
+    ``key`` names a statement that ``stmt()`` builds, compiled once per process and dialect."""
+    cache_key = None
+    if key is not None:
+        cache_key = (type(dialect), dialect.paramstyle, dialect.positional, dialect.server_version_info, key)
+        found = _COMPILED.get(cache_key)
+        if found is not None:
+            return found
+    built = stmt() if not isinstance(stmt, ClauseElement) else stmt
+    compiled = built.compile(dialect=dialect)
+    assert isinstance(compiled, SQLCompiler)
+    result = compiled.string, (tuple(compiled.positiontup or ()) if compiled.positional else None)
+    if cache_key is not None:
+        _COMPILED[cache_key] = result
+    return result
+
+
+# -- the statements a store keeps compiled (JournalStore._statement), by key -----------------------
+
+def _insert_entry() -> ClauseElement:
+    return insert(entries).values({c.name: bindparam(c.name) for c in entries.columns})
+
+
+def _finish_entry() -> ClauseElement:
+    return (update(entries).where(and_(
+        entries.c.runtime == bindparam("k_runtime"), entries.c.execution_id == bindparam("k_execution_id"),
+        entries.c.seq == bindparam("k_seq"), entries.c.state == bindparam("k_state")))
+        .values(state=bindparam("v_state"), result=bindparam("v_result"), error=bindparam("v_error"),
+                updated_at=bindparam("v_updated_at")))
+
+
+def _insert_execution() -> ClauseElement:
+    return insert(executions).values({c: bindparam(c) for c in (
+        "runtime", "id", "code", "status", "logs", "connectors", "inputs", "options", "passes", "created_at",
+        "updated_at")})
+
+
+def _insert_ended_execution() -> ClauseElement:
+    return insert(executions).values({c.name: bindparam(c.name) for c in executions.columns})
+
+
+def _get_execution() -> ClauseElement:
+    return select(executions).where(and_(
+        executions.c.runtime == bindparam("k_runtime"), executions.c.id == bindparam("k_id")))
+
+
+def _transition(expected: int, fields: Sequence[str]) -> Callable[[], ClauseElement]:
+    """A status change from one of ``expected`` statuses, setting ``fields`` (``v_<name>``)."""
+    x = executions
+
+    def build() -> ClauseElement:
+        return update(x).where(and_(
+            x.c.runtime == bindparam("k_runtime"), x.c.id == bindparam("k_id"),
+            x.c.status.in_([bindparam(f"k_expected{i}") for i in range(expected)]))).values(
+            {k: bindparam(f"v_{k}") for k in fields})
+
+    return build
+
+
+def _settle_pending() -> ClauseElement:
+    return update(entries).where(and_(
+        entries.c.runtime == bindparam("k_runtime"), entries.c.execution_id == bindparam("k_id"),
+        entries.c.state == bindparam("k_state"))).values(
+        state=bindparam("v_state"), error=bindparam("v_error"), updated_at=bindparam("v_updated_at"))
+
+
+def _terminal_beyond(statuses: int) -> Callable[[], ClauseElement]:
+    """The ids of a runtime's executions in one of ``statuses`` statuses, newest first, after an offset."""
+    x = executions
+
+    def build() -> ClauseElement:
+        return (select(x.c.id).where(and_(
+            x.c.runtime == bindparam("k_runtime"),
+            x.c.status.in_([bindparam(f"k_status{i}") for i in range(statuses)])))
+            .order_by(x.c.created_at.desc(), x.c.id.desc())
+            .limit(bindparam("k_all")).offset(bindparam("k_keep")))
+
+    return build
+
+
+def _delete_entries() -> ClauseElement:
+    return delete(entries).where(and_(
+        entries.c.runtime == bindparam("k_runtime"), entries.c.execution_id == bindparam("k_id")))
+
+
+def _delete_execution() -> ClauseElement:
+    return delete(executions).where(and_(
+        executions.c.runtime == bindparam("k_runtime"), executions.c.id == bindparam("k_id")))
+
+
+def _entries() -> ClauseElement:
+    e = entries
+    return select(
+        e.c.seq, e.c.connector, e.c.method, e.c.args, e.c.result, e.c.requires_approval, e.c.ephemeral, e.c.state,
+        e.c.error, e.c.pass_number, e.c.created_at, e.c.updated_at).where(and_(
+            e.c.runtime == bindparam("k_runtime"), e.c.execution_id == bindparam("k_id"))).order_by(e.c.seq)
+
+
+def _transition_key(expected: int, fields: Sequence[str]) -> tuple[Any, ...]:
+    return ("transition", expected, tuple(fields))
+
+
+# What every runtime's passes run (runtime.py): a new execution's start and prune, an approval's claim
+# and journal read, and a pass's end as paused, completed or failed (``status`` and ``updated_at``, then
+# the fields in the order the runtime gives them). Compiled when a store opens, once per process
+# (:data:`_COMPILED`), not on a runtime's first pass and first approval.
+_PASS_STATEMENTS: list[tuple[Hashable, Callable[[], ClauseElement]]] = [
+    (("terminal_beyond", len(_TERMINAL)), _terminal_beyond(len(_TERMINAL))),
+    ("delete_entries", _delete_entries),
+    ("delete_execution", _delete_execution),
+    ("insert_execution", _insert_execution),
+    ("insert_ended_execution", _insert_ended_execution),
+    ("get_execution", _get_execution),
+    ("entries", _entries),
+    ("settle_pending", _settle_pending),
+    *((_transition_key(1, fields), _transition(1, fields)) for fields in (
+        ("status", "updated_at", "passes"),
+        ("status", "updated_at", "logs"),
+        ("status", "updated_at", "result", "result_note", "logs"),
+        ("status", "updated_at", "error", "error_type", "logs"))),
+]
 
 
 _PLAIN = (str, bool, type(None))  # values _json_of keeps: no two of them are equal with different JSON
@@ -464,18 +599,14 @@ class JournalStore:
             engine.dispose()
             raise _store_fault(self.where, exc, self.sqlite_path) from exc
         # A call's two statements, their values passed as tuples in these orders (issue 12).
-        self._insert_entry = _Prepared(
-            insert(entries).values({c.name: bindparam(c.name) for c in entries.columns}), engine,
-            names=[c.name for c in entries.columns])
+        self._insert_entry = _Prepared(_insert_entry, engine, names=[c.name for c in entries.columns],
+                                       key="insert_entry")
         self._finish_entry = _Prepared(
-            update(entries).where(and_(
-                entries.c.runtime == bindparam("k_runtime"), entries.c.execution_id == bindparam("k_execution_id"),
-                entries.c.seq == bindparam("k_seq"), entries.c.state == bindparam("k_state")))
-            .values(state=bindparam("v_state"), result=bindparam("v_result"), error=bindparam("v_error"),
-                    updated_at=bindparam("v_updated_at")), engine,
-            names=["v_result", "v_state", "v_error", "v_updated_at", "k_runtime", "k_execution_id", "k_seq",
-                   "k_state"])
+            _finish_entry, engine, names=["v_result", "v_state", "v_error", "v_updated_at", "k_runtime",
+                                          "k_execution_id", "k_seq", "k_state"], key="finish_entry")
         self._statements: dict[Hashable, _Prepared] = {}
+        for key, build in _PASS_STATEMENTS:  # compiled now, not on the first pass or approval (_COMPILED)
+            self._statement(key, build)
         self._texts: dict[tuple[Any, ...], str] = {}  # JSON of connector lists and options (_json_of)
         self._kept: list[Connection] = []  # open connections between sessions (SQLite), last kept last
         self._keep = self.dialect == "sqlite"
@@ -507,10 +638,10 @@ class JournalStore:
         return text
 
     def _statement(self, key: Hashable, build: Callable[[], ClauseElement]) -> _Prepared:
-        """The statement ``build()`` makes, compiled once per store and ``key`` (issue 12)."""
+        """The statement ``build()`` makes, compiled once per process, dialect and ``key`` (issue 12)."""
         prepared = self._statements.get(key)
         if prepared is None:
-            prepared = self._statements[key] = _Prepared(build(), self.engine)
+            prepared = self._statements[key] = _Prepared(build, self.engine, key=key)
         return prepared
 
     # -- schema ------------------------------------------------------------------------
@@ -719,16 +850,13 @@ class JournalStore:
                   "options": self._json_of(options), "passes": passes,
                   "created_at": t, "updated_at": t}
         if ended is None:
-            stmt = self._statement("insert_execution", lambda: insert(executions).values(
-                {c: bindparam(c) for c in ("runtime", "id", "code", "status", "logs", "connectors", "inputs",
-                                           "options", "passes", "created_at", "updated_at")}))
+            stmt = self._statement("insert_execution", _insert_execution)
         else:
             unknown = set(ended) - set(_ENDED)
             if unknown or ended.get("status") not in _STATUSES:
                 raise ValueError(f"an ended execution takes {list(_ENDED)} (status one of {sorted(_STATUSES)}); "
                                  f"got {sorted(ended)} with status {ended.get('status')!r}")
-            stmt = self._statement("insert_ended_execution", lambda: insert(executions).values(
-                {c.name: bindparam(c.name) for c in executions.columns}))
+            stmt = self._statement("insert_ended_execution", _insert_ended_execution)
             params.update({k: None for k in _ENDED}, **ended)
             logs = ended.get("logs")
             params["logs"] = json.dumps(logs) if logs else "[]"
@@ -776,8 +904,7 @@ class JournalStore:
 
     @_guarded
     def get_execution(self, conn: Connection, runtime: str, execution_id: str) -> ExecutionRow | None:
-        row = self._statement("get_execution", lambda: select(executions).where(and_(
-            executions.c.runtime == bindparam("k_runtime"), executions.c.id == bindparam("k_id")))).execute(
+        row = self._statement("get_execution", _get_execution).execute(
             conn, {"k_runtime": runtime, "k_id": execution_id}).mappings().first()
         conn.commit()
         return _execution_row(row) if row is not None else None
@@ -809,14 +936,6 @@ class JournalStore:
         for key, value in fields.items():
             values[key] = json.dumps(value) if key in ("logs",) else value
         expected = list(expected)
-        x = executions
-
-        def build() -> ClauseElement:
-            return update(x).where(and_(
-                x.c.runtime == bindparam("k_runtime"), x.c.id == bindparam("k_id"),
-                x.c.status.in_([bindparam(f"k_expected{i}") for i in range(len(expected))]))).values(
-                {k: bindparam(f"v_{k}") for k in values})
-
         params = {"k_runtime": runtime, "k_id": execution_id, **{f"k_expected{i}": e for i, e in enumerate(expected)},
                   **{f"v_{k}": v for k, v in values.items()}}
         # On the driver's cursor, one transaction (issue 12: every pass ends here).
@@ -824,16 +943,13 @@ class JournalStore:
         assert raw is not None
         cursor = raw.cursor()
         try:
-            won = bool(self._statement(("transition", len(expected), tuple(values)), build).seen(
-                conn, cursor, params).rowcount == 1)
+            changed = tuple(values)
+            won = bool(self._statement(_transition_key(len(expected), changed),
+                                       _transition(len(expected), changed)).seen(conn, cursor, params).rowcount == 1)
             if won and settle_pending and status in _TERMINAL:
                 # Nothing waits in a finished execution. Settled in the same transaction, so a host that
                 # dies right after a reject or an expiry leaves no pending call behind.
-                self._statement("settle_pending", lambda: update(entries).where(and_(
-                    entries.c.runtime == bindparam("k_runtime"), entries.c.execution_id == bindparam("k_id"),
-                    entries.c.state == bindparam("k_state"))).values(
-                    state=bindparam("v_state"), error=bindparam("v_error"),
-                    updated_at=bindparam("v_updated_at"))).seen(
+                self._statement("settle_pending", _settle_pending).seen(
                     conn, cursor, {"k_runtime": runtime, "k_id": execution_id, "k_state": "pending",
                                    "v_state": "error", "v_error": fields.get("error_type") or status,
                                    "v_updated_at": values["updated_at"]})
@@ -852,12 +968,7 @@ class JournalStore:
     def _terminal_beyond(self, conn: Connection, runtime: str, keep: int, terminal: Sequence[str],
                          cursor: Any = None) -> list[str]:
         terminal = list(terminal)
-        x = executions
-        stmt = self._statement(("terminal_beyond", len(terminal)), lambda: select(x.c.id).where(and_(
-            x.c.runtime == bindparam("k_runtime"),
-            x.c.status.in_([bindparam(f"k_status{i}") for i in range(len(terminal))])))
-            .order_by(x.c.created_at.desc(), x.c.id.desc())
-            .limit(bindparam("k_all")).offset(bindparam("k_keep")))
+        stmt = self._statement(("terminal_beyond", len(terminal)), _terminal_beyond(len(terminal)))
         params = {"k_runtime": runtime, "k_keep": max(keep, 0), "k_all": _ALL_ROWS,
                   **{f"k_status{i}": t for i, t in enumerate(terminal)}}
         rows = stmt.on(cursor, params).fetchall() if cursor is not None else stmt.execute(conn, params).all()
@@ -872,10 +983,8 @@ class JournalStore:
     def _delete_execution(self, conn: Connection, runtime: str, execution_id: str, cursor: Any = None) -> bool:
         params = {"k_runtime": runtime, "k_id": execution_id}
         statements = (
-            self._statement("delete_entries", lambda: delete(entries).where(and_(
-                entries.c.runtime == bindparam("k_runtime"), entries.c.execution_id == bindparam("k_id")))),
-            self._statement("delete_execution", lambda: delete(executions).where(and_(
-                executions.c.runtime == bindparam("k_runtime"), executions.c.id == bindparam("k_id")))))
+            self._statement("delete_entries", _delete_entries),
+            self._statement("delete_execution", _delete_execution))
         count = 0
         for stmt in statements:  # the execution's row last: its count says whether it was there
             count = stmt.on(cursor, params).rowcount if cursor is not None else stmt.execute(conn, params).rowcount
@@ -947,14 +1056,9 @@ class JournalStore:
 
     @_guarded
     def entries(self, conn: Connection, runtime: str, execution_id: str) -> list[EntryRow]:
-        e = entries
         # Read on the driver's cursor, as tuples in EntryRow's order: a resumed pass reads its whole
         # journal, and SQLAlchemy's row objects cost ~8 us per entry of a 1,000-call replay (issue 12).
-        rows = self._statement("entries", lambda: select(
-            e.c.seq, e.c.connector, e.c.method, e.c.args, e.c.result, e.c.requires_approval, e.c.ephemeral, e.c.state,
-            e.c.error, e.c.pass_number, e.c.created_at, e.c.updated_at).where(and_(
-                e.c.runtime == bindparam("k_runtime"), e.c.execution_id == bindparam("k_id"))).order_by(e.c.seq)
-        ).fetch(conn, {"k_runtime": runtime, "k_id": execution_id})
+        rows = self._statement("entries", _entries).fetch(conn, {"k_runtime": runtime, "k_id": execution_id})
         return [EntryRow(int(seq), connector, method, args, result, bool(approval), bool(ephemeral), state, error,
                          int(pass_number), int(created), int(updated))
                 for seq, connector, method, args, result, approval, ephemeral, state, error, pass_number, created,
