@@ -125,6 +125,7 @@ class WorkerProcess:
         self.buffer = bytearray()
         self._ready: dict[str, Any] | None = None
         self.closed = False
+        self.killed = False  # SIGKILL was sent: nothing more to send (kill() and close() come both)
 
     @property
     def ready(self) -> dict[str, Any] | None:
@@ -150,9 +151,16 @@ class WorkerProcess:
         return not (exited is not None and exited())
 
     def kill(self) -> None:
-        """SIGKILL (thread-safe, idempotent, never signals a reaped pid)."""
+        """SIGKILL (thread-safe, idempotent, never signals a reaped pid).
+
+        Sent once: a pass's worker is killed when the pass ends (isolated.py) and closed when the
+        pool retires it right after, and SIGKILL cannot be caught or undone, so the second signal
+        (a system call and the child's lock, on the loop, per pass) has nothing left to do."""
+        if self.killed:
+            return
         with contextlib.suppress(OSError):
             self.proc.kill()
+        self.killed = True
 
     def close(self) -> None:
         """Kill the process and close our ends of its pipes; reaping is the pool's job."""
@@ -285,7 +293,7 @@ class WarmPool:
                 # start a new one (close() reaps whatever is left).
                 self._cond.notify_all()
         if later and loop is not None:
-            loop.call_later(after, self._kick)
+            loop.call_later(after, _Kick(self))
 
     def _kick(self) -> None:
         """Wake the pool thread (a refill is due)."""
@@ -426,6 +434,29 @@ class WarmPool:
         self.launcher.close()
         with self._cond:
             self._closing = False  # usable again: the next take() starts a new pool thread
+
+
+class _Kick:
+    """A loop timer's callback that wakes a pool's thread once: when the timer fires, or when the
+    timer is dropped unrun. A loop that closes before the timer fires (``asyncio.run`` per pass)
+    drops it, and the refill would wait for the pool thread's own deadline, the take's
+    ``refill_delay``, so the next pass would find no worker ready: the dropped callback is freed at
+    once (nothing else holds it), and kicks then. (A ``weakref.finalize`` on the timer did the same
+    for ~3 us more a pass.)"""
+
+    __slots__ = ("_pool",)
+
+    def __init__(self, pool: WarmPool) -> None:
+        self._pool: WarmPool | None = pool
+
+    def __call__(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool._kick()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # at interpreter exit the pool may be half gone
+            self()
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
