@@ -317,6 +317,29 @@ the kinds served by the batch/v1 API group" 1st -> 3rd at 0.6); the whole descri
 validation MRR 0.413, dev top-1 39.6 %. Build: a dict's type() tested before the Mapping ABC's isinstance in
 _page_items and identifiers.pattern_prefixes (75,000 ABC checks a build): the documents of the 2,968 methods in 165 ->
 163 ms CPU (median of 10 interleaved rounds in one process, load 3.9, faster in 6 of 10), not kept.
+Round 16 (latency first), measured against tuning 57.4 / 79.5 %, MRR 0.656, held out 41.5 / 67.0 %, dev 40.6 / 66.7 %,
+MRR 0.499, validation 33.3 / 56.2 %, MRR 0.412. Where a warm rank's time goes (stamps, 284 tuning-file requests, load
+~4): the parse and the request's words 15 %, the postings 20 % (1,520 postings a request on average), the covered
+scores' sort 20 %, the walk that applies the signals 40 % (250-300 methods a request), the later reorderings 15 %.
+Kept: the walk reads each method's factors from tables (NAME_PRECISION's pairs and total per name, the action's
+factor per action, the connector's hint, lean, model and identifier factors per connector), the same products in the
+same order (every score of the tuning and dev requests identical to the digit, 50 results each, with and without
+connector=): rank p50 in one process, the old walk and the new alternated request by request, 6 rounds at load 5.6,
+8.11 -> 7.64 ms (lower in 5 of 6 rounds, 189 of 284 requests faster at their best). And the walk's ceiling: it took
+ACTION_MATCH as the action's factor, but a question multiplies a read by READ_MOOD (2.25), so a search for one result
+could stop before a read that a search for fifty ranks first (tests/discovery/test_s10r_walk_ceiling.py); the ceiling
+now takes READ_MOOD for a question and no action factor for a request that says no action (the walk visits a median
+249 methods instead of 288). No figure of any set moved (2 of the 380 tuning and dev requests change order below
+their 10th result). Not kept: the postings' coverage taken by set difference instead of a test per posting (the same
+sums): 9.13 -> 9.08 ms, lower in 5 of 6 rounds but 144 of 284 requests faster (no signal). Not kept (ranking): a name
+that is only its HTTP method and resource (Stripe's PostCustomersCustomer, GetCustomers) read for its action from its
+summary's first word ("Updates the ...", "Returns a list of ...", "Retrieves ..."; 56 Stripe updates read as creates,
+70 lists as gets): tuning 56.8 / 79.5 %, MRR 0.654, held out 40.4 / 67.0 %, dev 39.6 / 66.7 %, MRR 0.494, validation
+MRR 0.412 -> 0.413 (top-1 / top-5 unchanged), with or without the HTTP method and path as the fallback: "set the cost
+of an item" finds the price's update again (round 5's finding), "scrap the phased pricing plan sub_sched_1 ..." the
+schedule's update. "me", "us", "him", "them" after an unknown first verb as its object, a write ("nudge me tomorrow",
+"alert me when ..."; round 8 measured "me" and "us"): tuning 58.4 / 79.5 %, MRR 0.662, held out, dev and validation
+unchanged in every figure (a tuning-only gain, not kept by the rule).
 """
 
 from __future__ import annotations
@@ -822,6 +845,19 @@ def _action_fits(action: str | None, wanted: str) -> bool:
     return not (wanted in ("get", "list", "read") and action in ("create", "update", "delete"))
 
 
+def _action_factor(action: str, wanted_action: str) -> float | None:
+    """What the ranker multiplies a method's score by for its ``action`` when the request asks for ``wanted_action``."""
+    if action == wanted_action:
+        return ACTION_MATCH
+    if wanted_action == "read" and action in ("get", "list"):
+        return READ_MOOD
+    if action in ("get", "list") and wanted_action in ("get", "list"):
+        return READ_NEAR
+    if action in ("create", "update") and wanted_action in ("create", "update"):
+        return WRITE_NEAR
+    return None
+
+
 def query_action(query_stems: Sequence[str]) -> str:
     for w in query_stems:
         action = _ACTIONS.get(w)
@@ -1035,6 +1071,13 @@ class SearchIndex:
             if lifts:
                 self.affinity[t] = lifts
         self.name_idf = [tuple(self.idf.get(word, 0.0) for word in name) for name in self.name_stems]
+        # What NAME_PRECISION reads of each name, paired and summed once here rather than per request.
+        self.name_pairs = [tuple(zip(name, weights, strict=True))
+                           for name, weights in zip(self.name_stems, self.name_idf, strict=True)]
+        self.name_total = [sum(weights) or 1.0 for weights in self.name_idf]
+        self.name_heads = [name[:2] for name in self.name_stems]
+        self.action_kinds = set(self.actions)
+        self.owner = [d.connector for d in self.docs]
 
     def _own_scopes(self) -> list[tuple[tuple[str, ...], ...]]:
         """Each method's scopes, less those most of its connector's methods share (Twilio's
@@ -1201,10 +1244,16 @@ class SearchIndex:
         top_odds = max(odds.values(), default=0.0) or 1.0
         fit = {c: (v / top_odds) ** CONNECTOR_MODEL for c, v in odds.items()}
         matched = {t: w for t, w, _src in terms}
+        wanted = matched.get
         # The reordering below multiplies a raw score by at most ``ceiling``: walking raw
         # scores best first, the rest cannot enter the top ``limit`` once raw * ceiling is
         # below the worst kept score.
-        ceiling = ((1 + NAME_PRECISION) * VERB_FIRST * ACTION_MATCH * (HINT if hinted else 1.0) * (1 + CONNECTOR_LEAN)
+        # The action's factor at most: READ_MOOD for a question (2.25, above ACTION_MATCH: the ceiling took
+        # ACTION_MATCH alone until round 16, which could end the walk early for a question), none when the
+        # request says no action.
+        acting = (max(ACTION_MATCH, READ_NEAR, WRITE_NEAR, READ_MOOD if wanted_action == "read" else 1.0, 1.0)
+                  if wanted_action else 1.0)
+        ceiling = ((1 + NAME_PRECISION) * VERB_FIRST * acting * (HINT if hinted else 1.0) * (1 + CONNECTOR_LEAN)
                    * (max(ALL_BONUS, 1.0) if says_all else 1.0))
         floor, span = COVERAGE_FLOOR, 1 - COVERAGE_FLOOR
         covered_scores = sorted(((raw * (floor + span * covered[i] / total) ** 2, i) for i, raw in scores.items()),
@@ -1214,46 +1263,48 @@ class SearchIndex:
         # result and one for ten agree on which is first.
         pool = max(limit, SCOPE_POOL) if SCOPE_UNNAMED < 1 else limit
         kept: list[tuple[float, int]] = []
+        # Each method's factors below are looked up, not worked out per method (issue 13, latency): the
+        # action's by its action, the connector's by its connector; the same products in the same order.
+        by_action = {action: _action_factor(action, wanted_action) if wanted_action else None
+                     for action in self.action_kinds}
+        by_connector = {c: (c in hinted, 1 + CONNECTOR_LEAN * leaning.get(c, 0.0) / top_lean,
+                            fit.get(c, 1.0) if fit else None, bool(owners) and c not in owners)
+                        for c in self.connectors}
+        names, pairs, totals, heads = self.name_stems, self.name_pairs, self.name_total, self.name_heads
+        actions, qualifiers, collective, owner = self.actions, self.qualifiers, self.collective, self.owner
+        first, said_words = q[0], matched.keys()
+        push, pop = heapq.heappush, heapq.heappop
         for score, i in covered_scores:
             if len(kept) >= pool and score * ceiling < kept[0][0]:
                 break
             # A name the request explains word for word ("list namespaces" → listCoreV1Namespace)
             # beats a longer name that only contains the words (listAppsV1DeploymentForAllNamespaces).
-            name, weights = self.name_stems[i], self.name_idf[i]
-            if name:
-                hit = sum(w * matched.get(n, 0.0) for n, w in zip(name, weights, strict=True))
-                score *= 1 + NAME_PRECISION * hit / (sum(weights) or 1.0)
+            if names[i]:
+                score *= 1 + NAME_PRECISION * sum([w * wanted(n, 0.0) for n, w in pairs[i]]) / totals[i]
             # Names put the verb first (pulls_list, activity_star_repo, listCoreV1Namespace): the
             # request's first word early in a name is the action asked for ("star a repo" is not
             # activity_list_repos_starred_by_user).
-            if q[0] in name[:2]:
+            if first in heads[i]:
                 score *= VERB_FIRST
-            if wanted_action:
-                action = self.actions[i]
-                if action == wanted_action:
-                    score *= ACTION_MATCH
-                elif wanted_action == "read" and action in ("get", "list"):
-                    score *= READ_MOOD
-                elif action in ("get", "list") and wanted_action in ("get", "list"):
-                    score *= READ_NEAR
-                elif action in ("create", "update") and wanted_action in ("create", "update"):
-                    score *= WRITE_NEAR
-            extra = self.qualifiers[i]
-            if says_all and self.collective[i]:
+            factor = by_action[actions[i]]
+            if factor is not None:
+                score *= factor
+            extra = qualifiers[i]
+            if says_all and collective[i]:
                 score *= ALL_BONUS
-            elif extra and not any(w in matched for w in extra):
+            elif extra and said_words.isdisjoint(extra):
                 score *= VARIANT
-            doc = self.docs[i]
-            if doc.connector in hinted:
+            hint, lean, fits, elsewhere = by_connector[owner[i]]
+            if hint:
                 score *= HINT
-            score *= 1 + CONNECTOR_LEAN * leaning.get(doc.connector, 0.0) / top_lean
-            if fit:
-                score *= fit.get(doc.connector, 1.0)
-            if owners and doc.connector not in owners:
+            score *= lean
+            if fits is not None:
+                score *= fits
+            if elsewhere:
                 score *= ID_ELSEWHERE
-            heapq.heappush(kept, (score, -i))
+            push(kept, (score, -i))
             if len(kept) > pool:
-                heapq.heappop(kept)
+                pop(kept)
         found = [(score, -neg) for score, neg in kept]
         if SCOPE_UNNAMED < 1:
             found = self._scoped(found, matched)
