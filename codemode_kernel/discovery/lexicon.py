@@ -337,6 +337,11 @@ def _build() -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]], 
 
 _RELATED, _NOMINAL, _ALIASES = _build()
 _PHRASES = sorted(((tuple(k.split()), v) for k, v in PHRASES.items()), key=lambda kv: -len(kv[0]))
+# The phrases by their first word, longest first as in _PHRASES: a word that starts none (most words) is
+# passed over without a comparison with each phrase (round 16: rewrite was 0.2-0.5 ms of a 4-5 ms rank).
+_PHRASES_AT: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+for _phrase, _meaning in _PHRASES:
+    _PHRASES_AT.setdefault(_phrase[0], []).append((_phrase, _meaning))
 
 
 def rewrite(words: list[str]) -> list[str]:
@@ -344,7 +349,7 @@ def rewrite(words: list[str]) -> list[str]:
     out: list[str] = []
     i = 0
     while i < len(words):
-        for phrase, meaning in _PHRASES:
+        for phrase, meaning in _PHRASES_AT.get(words[i], ()):
             if tuple(words[i:i + len(phrase)]) == phrase:
                 out.extend(meaning.split())
                 i += len(phrase)
