@@ -184,7 +184,8 @@ class OutputStream:
         A plain ``with`` on the lock: a context manager's generator cost ~1 µs of the sandbox's
         ~5 µs of its own Python per connector call (issue 12)."""
         with self.lock:
-            self._flush()
+            if self.pending:
+                self._flush()
             return send(message)
 
     def close(self) -> None:

@@ -21,6 +21,31 @@ top of ``zygote.py``.
 
 It imports nothing from the host side of the package; keep it that way (the tests check
 the worker's imports with ``python -X importtime``).
+
+Design log, the worker's side of a call (issue 12, s10w). Where a call's worker CPU goes, from
+/proc (utime, stime, context switches) between a pass's first and last of 20,000 calls, load ~4:
+a host that answers at once, 56.5 µs a call (user 44.0, system 12.5), 0.90 voluntary switches; a
+journaled async call through the runtime, 89.7 µs (user 76.5, system 13.0), 0.99 voluntary
+switches: the worker sleeps on nearly every call and its spin is mostly backed off, yet the same
+Python takes 17 µs in a loop run hot in one process (``benchmarks/s10w_worker.py call``). The rest is
+the switch and caches the host's turn has emptied, so each Python call and object saved on the path
+counts several times over. Kept: the request written with one ``os.write`` (``PipeChannel.write``),
+one C encoder for every line (``dumps_line``), and in ``sandbox.py`` a shorter call path (one
+request dict, no ``ask`` checks a call never needs, the guard's short way to a connector's method).
+Paired, 6 alternating rounds from clean trees (efbfc8c vs the change; load 4.2-6.9, the other
+helpers' tests on both cores), medians of the rounds' medians: the sandbox's Python per call (hot, in
+one process) 17.0 -> 9.6 µs (lower in 6 of 6); through SubprocessExecutor with a host that answers at
+once, worker CPU 71.2 -> 52.5 µs a call (6 of 6), 2,698 -> 3,537 calls/s (5 of 6); journaled async
+calls through the runtime (SQLite file), worker CPU 93.1 -> 84.1 µs (5 of 6), 919 -> 1,006 calls/s
+(4 of 6).
+
+Measured and not decided (2 rounds only, load 2.4-4.0; ``SPIN`` at 0.3 ms, 0.05 ms and 0, 3,000
+calls, medians of 3): worker CPU per journaled async call 80.7 / 79.0 / 72.9 and 110.4 / 85.9 / 77.4
+µs, calls/s 2,019 / 1,243 / 3,032 and 683 / 1,329 / 2,589; sync 72.9 / 80.1 / 68.1 and 89.4 / 79.7 /
+83.9 µs; a host that answers at once 50.8 / 47.2 / 48.5 and 56.3 / 57.1 / 61.9 µs, 5,944 / 8,018 /
+10,718 and 4,257 / 4,367 / 6,793 calls/s. At that load the spin is off most of the time
+(``SPIN_BACKOFF``) and the rates swing 2-4x between runs: the question of the spin on a quiet machine
+is open (channel.py's log has the earlier rounds).
 """
 
 from __future__ import annotations
@@ -43,9 +68,29 @@ from codemode_kernel.executor.stream import output_stream
 # Framing (shared with the host side: one JSON document per line, UTF-8, no NaN)
 
 
+# One C encoder for every line the worker writes, with codec's compact options (ensure_ascii off,
+# no NaN) and its own dict of the containers being encoded (cycles are refused as json refuses
+# them). That dict is empty again after each encoding that succeeds and is emptied after one that
+# fails, so a refused message leaves nothing behind. codec.dumps_encoded builds an encoder per
+# document (0.4-0.6 µs of a call's request, issue 12); a line is written by one flow at a time
+# (under the output stream's lock, or with no ticker running).
+_MARKERS: dict[int, Any] = {}
+_C_ENCODER: Callable[[Any, int], Any] | None = None
+if (_make := getattr(json.encoder, "c_make_encoder", None)) is not None:
+    _C_ENCODER = _make(_MARKERS, json.JSONEncoder().default, json.encoder.encode_basestring, None, ":", ",",
+                       False, False, False)
+
+
 def dumps_line(message: Mapping[str, Any]) -> bytes:
     """Serialize one protocol message as a strict JSON line."""
-    text = dumps_encoded(message)  # the same options as a JSONEncoder of its own, and C-direct (codec._direct)
+    if _C_ENCODER is not None and type(message) is dict:
+        try:
+            text = "".join(_C_ENCODER(message, 0))
+        except BaseException:
+            _MARKERS.clear()
+            raise
+    else:
+        text = dumps_encoded(message)  # the same options (codec's compact encoder)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
@@ -109,10 +154,20 @@ class PipeChannel:
         self.reader = reader
         self.writer = writer
         self.fd = reader.fileno()
+        self.out = writer.fileno()
         self.skip_spin = 0
+        writer.flush()  # lines go to the fd itself from here (see write)
+
+    def write(self, data: bytes) -> None:
+        """Write a whole line to the host's pipe with ``os.write`` (the buffered writer's write and
+        flush are two calls of Python for what is one system call, issue 12)."""
+        written = os.write(self.out, data)
+        while written < len(data):  # a pipe write interrupted by a signal may be partial
+            data = data[written:]
+            written = os.write(self.out, data)
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        self.notify(message)
+        self.write(dumps_line(message))
         # Each reply is one line and nothing else arrives meanwhile, so the buffered reader
         # holds nothing here and the fd tells whether the reply is in.
         if self.skip_spin:
@@ -132,8 +187,7 @@ class PipeChannel:
         return reply
 
     def notify(self, message: dict[str, Any]) -> None:
-        self.writer.write(dumps_line(message))
-        self.writer.flush()
+        self.write(dumps_line(message))
 
 
 def _trim_variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
