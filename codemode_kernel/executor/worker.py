@@ -55,6 +55,7 @@ import json
 import os
 import select
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import IO, Any
@@ -68,26 +69,36 @@ from codemode_kernel.executor.stream import output_stream
 # Framing (shared with the host side: one JSON document per line, UTF-8, no NaN)
 
 
-# One C encoder for every line the worker writes, with codec's compact options (ensure_ascii off,
-# no NaN) and its own dict of the containers being encoded (cycles are refused as json refuses
+# One C encoder per thread for every line it writes, with codec's compact options (ensure_ascii
+# off, no NaN) and its own dict of the containers being encoded (cycles are refused as json refuses
 # them). That dict is empty again after each encoding that succeeds and is emptied after one that
 # fails, so a refused message leaves nothing behind. codec.dumps_encoded builds an encoder per
-# document (0.4-0.6 µs of a call's request, issue 12); a line is written by one flow at a time
-# (under the output stream's lock, or with no ticker running).
-_MARKERS: dict[int, Any] = {}
-_C_ENCODER: Callable[[Any, int], Any] | None = None
-if (_make := getattr(json.encoder, "c_make_encoder", None)) is not None:
-    _C_ENCODER = _make(_MARKERS, json.JSONEncoder().default, json.encoder.encode_basestring, None, ":", ",",
-                       False, False, False)
+# document (0.4-0.6 µs of a call's request, issue 12). Per thread, not per process: the host
+# imports this function too and writes lines from the event loop, connector threads and the pool
+# thread, and the C encoder runs Python mid-message (a Mapping's items(), ``default``), where the
+# GIL can pass: a shared marks dict let one thread's refused message break another's valid one
+# (review 10, tests/executor/test_review10_line_encoder.py).
+class _LineEncoder(threading.local):
+    def __init__(self) -> None:
+        self.markers: dict[int, Any] = {}
+        self.encode: Callable[[Any, int], Any] | None = None
+        if (make := getattr(json.encoder, "c_make_encoder", None)) is not None:
+            self.encode = make(self.markers, json.JSONEncoder().default, json.encoder.encode_basestring, None,
+                               ":", ",", False, False, False)
+
+
+_LINES = _LineEncoder()
 
 
 def dumps_line(message: Mapping[str, Any]) -> bytes:
     """Serialize one protocol message as a strict JSON line."""
-    if _C_ENCODER is not None and type(message) is dict:
+    lines = _LINES
+    encode = lines.encode
+    if encode is not None and type(message) is dict:
         try:
-            text = "".join(_C_ENCODER(message, 0))
+            text = "".join(encode(message, 0))
         except BaseException:
-            _MARKERS.clear()
+            lines.markers.clear()
             raise
     else:
         text = dumps_encoded(message)  # the same options (codec's compact encoder)

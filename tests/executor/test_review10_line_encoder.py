@@ -48,9 +48,6 @@ class _PausingMapping(dict[str, Any]):
         return iter(dict(super().items()))
 
 
-@pytest.mark.xfail(strict=True, reason="review 10: worker.dumps_line shares one marks dict (worker._MARKERS) "
-                                       "between the host's threads; a message refused on one thread makes a "
-                                       "valid one on another fail with KeyError (e977ce4)")
 def test_a_message_refused_on_one_thread_does_not_break_one_being_encoded_on_another() -> None:
     """Thread A encodes a valid message and is paused inside it (in a Mapping's Python ``items``);
     the main thread's message is refused (a value that is not JSON: TypeError, as it was); A's
@@ -83,9 +80,6 @@ def test_a_message_refused_on_one_thread_does_not_break_one_being_encoded_on_ano
     assert loads_line(outcome["line"]) == {"op": "run", "replay": [{"c": "crm", "m": "get", "a": "{}", "v": [1, 2]}]}
 
 
-@pytest.mark.xfail(strict=True, reason="review 10: worker.dumps_line shares one marks dict (worker._MARKERS) "
-                                       "between the host's threads; a container another thread is encoding is "
-                                       "refused as a circular reference (e977ce4)")
 def test_a_container_another_thread_is_encoding_is_no_cycle() -> None:
     """Thread A is paused inside a container (acyclic); the main thread encodes a message holding
     the same container: both lines are written, neither is refused as a circular reference.
