@@ -825,7 +825,10 @@ def method_action(doc: SearchDocument) -> str:
     (GetCustomers a list, a POST on an item an update): tuning top-1 -0.5, top-5 -0.5 points
     ("set the cost of an item" then finds the price update, where the intent wants a new price).
     """
-    for w in stems(doc.name)[:3]:
+    said = stems(doc.name)[:3]
+    if LIST_SUMMARY and said and said[0] == "get" == doc.http_method.lower() and _SAYS_LIST.match(doc.summary):
+        return "list"
+    for w in said:
         action = _ACTIONS.get(w)
         if action is not None:
             return action
@@ -840,6 +843,15 @@ def method_action(doc: SearchDocument) -> str:
     if verb == "POST":
         return "update" if on_item else "create"
     return ""
+
+
+# A name that is only "get" and its resource (Stripe's GetCustomers, GetCharges: 80 of its GET methods) is a list
+# when its summary says so ("Returns a list of your customers.", "Lists all ..."), as the API describes it; read
+# from the name alone it was a get (round 16). Validation MRR 0.412 -> 0.413, no other figure of any set moved
+# (tuning 57.4 / 79.5 %, held out 41.5 / 67.0 %, dev 40.6 / 66.7 %, validation 33.3 / 56.2 %); kept by the rule's
+# letter, a thin gain. Its writes read from the summary too ("Updates the ...") were not kept (docstring, round 16).
+LIST_SUMMARY = True
+_SAYS_LIST = re.compile(r"\s*(?:returns? (?:a )?(?:paginated )?list|lists?)\b", re.I)
 
 
 def _action_fits(action: str | None, wanted: str) -> bool:
