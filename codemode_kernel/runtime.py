@@ -68,6 +68,7 @@ model that prunes as each execution starts) fails with it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import threading
@@ -437,8 +438,9 @@ class CodemodeRuntime:
                 status = current.status if current else "deleted"
                 return _refused(execution_id, "InvalidStateError",
                                 str(InvalidStateError(execution_id, status, "approve", ["paused"])))
-            row = j.get_execution(execution_id)
-            assert row is not None
+            # The row as claimed, not read again: the claim set its status and passes, and an execution's
+            # code, inputs and options never change (a second read was ~0.2-0.7 ms of an approval, issue 12).
+            row = dataclasses.replace(row, status="running", passes=row.passes + 1)
             # Read once, after the claim: the journal as this host owns it (issue 12: it was read twice).
             journal = j.entries(execution_id)
             pending = [e for e in journal if e.state == "pending"]
