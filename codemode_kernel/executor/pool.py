@@ -19,6 +19,18 @@ of the pass in 85 of 95 and 95 of 100 passes, where it takes the GIL from the lo
 process (two runtimes pass by pass, 150 pairs a run, 4 runs at load 1.7-3.9), the worker's report
 to ``execute()`` returning: 699 -> 679, 696 -> 679, 680 -> 655, 669 -> 640 us (lower in 97, 94,
 84, 97 of 150); the whole pass's wall moved within the noise.
+
+The retire itself sits between the worker's report and the pass's end (the converse task's done
+callback, ~95 us after the report and before the executor returns; s10p, executor alone 50 ms
+apart, load ~6): it kills the worker and leaves the closing of our ends of its pipes to the pool
+thread, which wakes for the refill anyway (``refill_after`` later). Its loop-thread CPU per pass,
+6 alternating runs of 100 passes at load 6.6-9.8: 94/89/88/93/104/95 -> 57/67/67/66/61/59 us.
+Tried and not kept (s10p): a take that does not wake the pool thread (it only recomputes its
+deadline; a loop timer at ``refill_delay`` instead, cancelled at the retire), after a profile of
+approvals at load ~7 put 5 ms of wall in the take's notify (the woken thread taking the CPU and
+the GIL). Two executors pass by pass in one process, load 6.3-6.7: 50 ms apart 3.37 against 3.66
+ms (faster in 74 of 150 pairs), 200 ms apart 6.69 against 7.80 (49 of 100), back to back 10.96
+against 11.21 (77 of 150): no signal.
 """
 
 from __future__ import annotations
@@ -276,11 +288,15 @@ class WarmPool:
         return self._start(for_pass=True)
 
     def retire(self, worker: WorkerProcess) -> None:
-        """Kill a worker that served (or failed) its pass; the pool thread reaps it."""
-        worker.close()
+        """Kill a worker that served (or failed) its pass; the pool thread closes our ends of its pipes
+        and reaps it (closing them here was ~30 us of the loop's time between the worker's report and
+        the pass's end, issue 12)."""
+        worker.kill()
         after = getattr(self.launcher, "refill_after", 0.0)
         loop = _running_loop() if after > 0 else None
         with self._cond:
+            if self._closing or self._thread is None or not self._thread.is_alive():
+                worker.close()  # no pool thread to do it (a retire after close())
             self._dead.append(worker)
             # The pass is over: refill now, or a moment later (Launcher.refill_after).
             self._due = min(self._due, time.monotonic() + after)
@@ -390,6 +406,7 @@ class WarmPool:
             if start:  # the next worker first: a pass may be waiting for it, nobody waits for a corpse
                 failures = self._start_one(failures)
             for corpse in dead:
+                corpse.close()
                 if getattr(corpse.proc, "reaped_elsewhere", False):
                     continue  # a zygote's child: the zygote reaps it; waiting would hold up the next refill
                 with contextlib.suppress(subprocess.TimeoutExpired, OSError):
