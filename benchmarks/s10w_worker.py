@@ -8,6 +8,8 @@ Run: PYTHONPATH=<tree> .venv/bin/python benchmarks/s10w_worker.py [call|replay|p
   included), over a pass of ``n`` reads minus a pass of none.
 - ``pass``: CPU µs of the worker's part of a pass ``1 + 1`` from the run line to the done line (parse,
   restricted compile, globals, run, result encoding, done line).
+- ``vars``: the same for a pass that leaves variables (500 rows) to carry over (the worker's
+  ``max_result_chars`` as their budget).
 - ``round``: through SubprocessExecutor, the worker's CPU per call (bench_executor.call_round_trip).
 - ``journal`` / ``jsync``: through CodemodeRuntime (SQLite file, an async / a sync connector), the
   worker's CPU per journaled call; "rate" is the calls/s.
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import codemode_kernel
+from codemode_kernel.executor import worker
 from codemode_kernel.executor.sandbox import run_pass
 from codemode_kernel.executor.worker import dumps_line, loads_line
 
@@ -51,10 +54,14 @@ class _Answer:
 def _worker_pass(line: bytes) -> float:
     cpu = time.process_time()
     message = loads_line(line)
+    trim = getattr(worker, "_trim_variables", None)  # trees before s10w's second change trimmed here
+    budget = {} if trim is not None else {"variables_budget": 10_000_000}
     done = run_pass(message["code"], message["namespaces"], message.get("inputs") or {}, _Answer(),
                     max_calls=100_000, capture_variables=bool(message.get("capture_variables", True)),
-                    replay=message.get("replay") or ())
+                    replay=message.get("replay") or (), **budget)
     done.pop("logs", None)
+    if trim is not None:
+        done["variables"] = trim(done.get("variables") or {}, 10_000_000)
     dumps_line(done)
     cpu = time.process_time() - cpu
     assert "error" not in done, done
@@ -74,9 +81,12 @@ def replay_us(n: int) -> float:
     return (_worker_pass(full) - _worker_pass(empty)) / n * 1e6
 
 
-def pass_us(n: int) -> float:
-    line = _run_line("1 + 1", [])
+def pass_us(n: int, code: str = "1 + 1") -> float:
+    line = _run_line(code, [])
     return statistics.median(_worker_pass(line) for _ in range(n)) * 1e6
+
+
+VARS = "rows = [{'id': i, 'name': 'row %d' % i, 'tags': ['a', 'b']} for i in range(500)]\ntotal = len(rows)\ntotal"
 
 
 def call_us(n: int) -> float:
@@ -151,13 +161,14 @@ def journal_us(n: int, sync: bool = False) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=("call", "replay", "pass", "round", "journal", "jsync", "b2b"))
+    parser.add_argument("what", choices=("call", "replay", "pass", "vars", "round", "journal", "jsync", "b2b"))
     parser.add_argument("--n", type=int, default=0)
     parser.add_argument("--reps", type=int, default=7)
     args = parser.parse_args()
     fn, n = {"call": (call_us, 20_000), "replay": (replay_us, 1000), "pass": (pass_us, 200),
              "round": (round_us, 3000),
-             "journal": (journal_us, 3000), "jsync": (lambda n: journal_us(n, True), 3000), "b2b": (b2b_us, 300)}[args.what]
+             "journal": (journal_us, 3000), "jsync": (lambda n: journal_us(n, True), 3000), "b2b": (b2b_us, 300),
+             "vars": (lambda n: pass_us(n, VARS), 50)}[args.what]
     n = args.n or n
     fn(n)  # warm
     RATES.clear()

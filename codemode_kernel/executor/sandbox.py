@@ -16,6 +16,18 @@ guard's short way (``language.PLAIN_ATTRIBUTE_TYPES``); a method proxy names its
 encoding error once. Replay compares a call's canonical arguments with the pass's own C encoder
 (``_Session.canonical``; codec's options, one encoder per pass instead of one per call). Figures in
 ``worker.py``'s log.
+
+A pass's carried-over variables are serialized once: ``_collect_variables`` keeps them within the
+worker's budget (``max_result_chars``, first come first) from the serialization that checks each
+one's size; the worker serialized every value again to trim them. A pass that leaves 500 rows
+(``benchmarks/s10w_worker.py vars``, run line to done line in one process), 6 alternating rounds
+from clean trees (b3d49d1 vs the change) at load 9.1-10.5: 7.88 -> 6.64 ms (lower in 6 of 6).
+
+Measured and not kept (issue 12, s10w): a call's plain value returned without ``codec.decode``'s
+walk, a replayed entry's value returned without the reply dict and ``value_or_raise``, and the
+canonical encoder made on the pass's first replayed call: 10 alternating rounds at load ~10 (clean
+trees), the sandbox's Python per call 11.66 -> 12.25 µs (lower in 4 of 10), local replay per
+recorded call 9.31 -> 9.10 µs (6 of 10): below what this machine resolves.
 """
 
 from __future__ import annotations
@@ -507,23 +519,27 @@ def run_pass(
     capture_variables: bool = True,
     replay: Sequence[Mapping[str, Any]] = (),
     output: OutputStream | None = None,
+    variables_budget: int | None = None,
 ) -> dict[str, Any]:
     """Run one pass and return the ``done`` message: result, error, logs, variables.
 
     ``out_of_memory_hint`` is added to the message of a ``MemoryError`` (the isolated
     worker names its address-space limit there). ``output`` is the stream printed text goes
     to (``stream.output_stream`` on ``channel`` by default); its caller may tick it. It is
-    closed (its last batch sent) before this returns.
+    closed (its last batch sent) before this returns. ``variables_budget``: the carried-over
+    variables' characters in all (first come first; the worker's ``max_result_chars``).
     """
     session = _Session(channel, namespaces, max_output_chars, max_calls, replay, output)
     try:
-        return _run(source, session, namespaces, inputs, max_result_chars, out_of_memory_hint, capture_variables)
+        return _run(source, session, namespaces, inputs, max_result_chars, out_of_memory_hint, capture_variables,
+                    variables_budget)
     finally:
         session.stream.close()
 
 
 def _run(source: str, session: _Session, namespaces: Mapping[str, Sequence[str]], inputs: Mapping[str, Any],
-         max_result_chars: int, out_of_memory_hint: str, capture_variables: bool) -> dict[str, Any]:
+         max_result_chars: int, out_of_memory_hint: str, capture_variables: bool,
+         variables_budget: int | None = None) -> dict[str, Any]:
     runner = _Runner(session, namespaces)
     done: dict[str, Any] = {"op": "done"}
     try:
@@ -565,7 +581,8 @@ def _run(source: str, session: _Session, namespaces: Mapping[str, Sequence[str]]
         done["error"]["traceback"] = str(done["error"].get("traceback", ""))[:MAX_REQUEST_TEXT]
     session.stream.close()
     done["logs"] = session.stream.text.splitlines()
-    done["variables"] = _collect_variables(g, reserved) if capture_variables and "error" not in done else {}
+    done["variables"] = _collect_variables(g, reserved, variables_budget) \
+        if capture_variables and "error" not in done else {}
     return done
 
 
@@ -587,8 +604,12 @@ def _describe_error(exc: BaseException, source: str, g: Mapping[str, Any], reser
             "traceback": _format_traceback(exc, source)}
 
 
-def _collect_variables(g: Mapping[str, Any], reserved: set[str]) -> dict[str, Any]:
+def _collect_variables(g: Mapping[str, Any], reserved: set[str], budget: int | None = None) -> dict[str, Any]:
+    """The pass's top-level names that can be carried over, encoded; each within ``codec.MAX_VALUE_CHARS``
+    and, with a ``budget``, all within ``budget`` characters (first come first), from the same
+    serialization (the worker serialized each value a second time to trim them: issue 12)."""
     out: dict[str, Any] = {}
+    used = 0
     for name, value in g.items():
         if name in reserved or name.startswith("_") or isinstance(value, ModuleType) or callable(value):
             continue
@@ -596,7 +617,10 @@ def _collect_variables(g: Mapping[str, Any], reserved: set[str]) -> dict[str, An
             encoded = codec.encode(value, name)
         except codec.EncodeError:
             continue
-        if len(codec.dumps_encoded(encoded)) <= codec.MAX_VALUE_CHARS:
-            out[name] = encoded
+        size = len(codec.dumps_encoded(encoded))
+        if size > codec.MAX_VALUE_CHARS or (budget is not None and used + size > budget):
+            continue
+        used += size
+        out[name] = encoded
     return out
 

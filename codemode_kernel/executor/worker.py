@@ -201,19 +201,6 @@ class PipeChannel:
         self.write(dumps_line(message))
 
 
-def _trim_variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
-    """Keep carried-over variables within ``budget`` characters in total (first come first)."""
-    out: dict[str, Any] = {}
-    used = 0
-    for name, value in variables.items():
-        size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-        if used + size > budget:
-            continue
-        out[name] = value
-        used += size
-    return out
-
-
 class ServePlan:
     """What :func:`serve` needs from the configuration, worked out once.
 
@@ -254,9 +241,9 @@ def serve(config: Mapping[str, Any], reader: IO[bytes], writer: IO[bytes],
                             max_output_chars=plan.max_output_chars, max_calls=plan.max_calls,
                             max_result_chars=plan.max_result_chars, out_of_memory_hint=plan.hint,
                             capture_variables=bool(message.get("capture_variables", True)),
-                            replay=message.get("replay") or (), output=output)
+                            replay=message.get("replay") or (), output=output,
+                            variables_budget=plan.max_result_chars)
         done.pop("logs", None)  # the host keeps the streamed output itself
-        done["variables"] = _trim_variables(done.get("variables") or {}, plan.max_result_chars)
         data = dumps_line(done)
     except MemoryError:
         data = plan.fallback
