@@ -278,6 +278,43 @@ def dumps(value: Any, where: str = "value") -> str:
     return dumps_encoded(encode(value, where))
 
 
+class _NotAsIs(Exception):
+    """A stored text that is not to be sent as it is (parse_stored)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotAsIs(name)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999: refused when sent, as its value serialized again is
+        raise _NotAsIs(text)
+    return value
+
+
+_SCAN_STORED: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder(  # type: ignore[attr-defined]
+    parse_constant=_no_constant, parse_float=_finite).scan_once
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def parse_stored(text: str) -> tuple[Any, bool]:
+    """The value of JSON ``text`` from the journal (as ``json.loads``, errors included), and whether the
+    text may stand for it in a message as it is (issue 12, the replay plan): exactly one JSON value,
+    nothing around it, on one line (no CR or LF: a message is a line), no NaN or infinite number and
+    no escaped surrogate (which a message serialized from the value would refuse or replace). What
+    the codec writes always may; text other writers left (indented, padded, ...) is parsed as before."""
+    if "\n" not in text and "\r" not in text and not ("\\u" in text and _ESCAPED_SURROGATE.search(text)):
+        try:
+            value, end = _SCAN_STORED(text, 0)
+        except (StopIteration, _NotAsIs, ValueError, RecursionError):
+            pass
+        else:
+            if end == len(text):
+                return value, True
+    return json.loads(text), False
+
+
 def canonical_encoded(encoded: Any) -> str:
     """Canonical text of encoded data: sorted keys, compact. Used for divergence checks."""
     return _canonical(encoded)

@@ -78,6 +78,29 @@ gain by sending it eagerly). Worked out once per method and pass instead of once
 (``_Facts``): whether the method is a coroutine function (``inspect.iscoroutinefunction``, asked
 twice per async call and once per sync one) and the texts that name its arguments and result in
 errors (``method.path`` is built each time it is read; three times per call).
+
+The replay plan (:func:`local_replay_plan`) keeps each recorded value with the JSON text the journal
+stored (``executor.base.RecordedValue``), and the isolated executor splices that text into the run
+message instead of serializing the value again (issue 12): before, every recorded result went
+through ``json.loads`` (three Python frames around the scanner) and then the C encoder, into the
+same bytes. The text is still parsed, with the json module's C scanner called directly
+(``codec.parse_stored``), and sent as it is only when it is exactly one JSON value on one line with
+no NaN, infinite number or escaped surrogate: the store is shared and other writers may leave text
+the codec would not write (review 10, tests/runtime/test_review10_replay_plan.py: a newline in it
+ended the run message early, and ``1}],"code":…`` replaced the cell's code); such text is serialized
+again from its value, and text that is not JSON fails as ``json.loads`` does. The host's part alone
+(``benchmarks/s10c_replay.py --plan``: 1,000 journal rows to the plan and the run line, median of
+21, 4 alternating runs at load 6.6-8.5): results that are numbers 6.4-8.3 -> 2.7-6.7 µs a recorded
+call, small records (four fields, a float among them) 16.5-18.1 -> 10.5-13.0 (lower in 4 of 4 each).
+Approving 1,000 recorded reads of such records, warm, minus an approval of none (the same script,
+median of 5 pairs a run; clean trees, the parent and the change, each with the ``_streak_ended``
+fix; 6 alternating runs at load 6.8-11.5): host CPU 25.1 -> 21.3 µs a recorded call (lower in 4 of
+6), wall 272 -> 164 µs (4 of 6). Measured and not kept: the text spliced unparsed, the value parsed
+only when something read the entry (a dict subclass whose methods parsed first): 3.8-7.1 -> 1.8-3.8
+and 7.7-13.9 -> 1.9-4.3 µs (6 alternating runs, load 3.9); approving 1,000 recorded reads of
+records, warm, host CPU 17.8 -> 11.5 µs a recorded call and wall 111.9 -> 78.6 µs (5 paired runs,
+load 6.6-8.3). It trusted the stored text to be one JSON value, which review 10 showed the store
+does not promise.
 """
 
 from __future__ import annotations
@@ -107,7 +130,7 @@ from codemode_kernel.connector_threads import (
 )
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.errors import CallNotRun, ConnectorThreadsExhausted, ReplayDivergence, ValueTooLarge, clip
-from codemode_kernel.executor.base import HeldConversation, ReplySink, TimedOut
+from codemode_kernel.executor.base import HeldConversation, RecordedValue, ReplySink, TimedOut
 from codemode_kernel.journal import EntryRow, Outcome
 from codemode_kernel.models import STEP_CONNECTOR
 from codemode_kernel.runtime_journal import RuntimeJournal
@@ -238,13 +261,14 @@ def local_replay_plan(journal: Mapping[int, EntryRow], budget: int = LOCAL_REPLA
     size = 0
     seq = 0
     while (entry := journal.get(seq)) is not None and not entry.ephemeral:
-        item: dict[str, Any] = {"c": entry.connector, "m": entry.method, "a": entry.args}
-        if entry.state == "applied":
+        item: dict[str, Any]
+        if entry.state == "applied":  # with its stored text, sent as it is when it may be (RecordedValue)
             text = entry.result if entry.result is not None else "null"
-            item["v"] = json.loads(text)
+            value, as_is = codec.parse_stored(text)
+            item = RecordedValue(entry.connector, entry.method, entry.args, value, text if as_is else None)
         elif entry.state == "error" and entry.connector != STEP_CONNECTOR:
             text = entry.error or ""
-            item["r"] = _parse_error(entry.error)
+            item = {"c": entry.connector, "m": entry.method, "a": entry.args, "r": _parse_error(entry.error)}
         else:
             break
         size += len(text) + len(entry.args)

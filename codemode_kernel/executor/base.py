@@ -34,6 +34,21 @@ HostHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 OutputCallback = Callable[[str], object]
 
 
+class RecordedValue(dict[str, Any]):
+    """One entry of a replay plan (``passes.local_replay_plan``) that returned a value: ``{"c": connector,
+    "m": method, "a": canonical arguments, "v": value}``, a plain dict, with the JSON text the journal
+    stored for ``v`` (:attr:`text`) when that text may stand for it in a message as it is: one JSON
+    value whose parse is ``v``, on one line (codec.parse_stored). The isolated executor splices it into
+    the run message instead of serializing ``v`` again (issue 12); None: ``v`` is serialized.
+    Read-only: ``text`` is not kept in step with a changed ``v``."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, connector: str, method: str, args: str, value: Any, text: str | None) -> None:
+        dict.__init__(self, c=connector, m=method, a=args, v=value)
+        self.text = text
+
+
 class ReplySink(Protocol):
     """Where a host handler may put the reply to one request later, from any thread (issue 12)."""
 
@@ -182,7 +197,8 @@ class Executor(Protocol):
         ``capture_variables`` the result carries the pass's serializable top-level names
         (encoding them costs time, so only callers that carry names over ask for them).
         ``replay`` is the journal's replayable prefix (``passes.local_replay_plan``): the
-        sandbox answers those calls itself and tells the host how many it did.
+        sandbox answers those calls itself and tells the host how many it did. An entry may be a
+        :class:`RecordedValue` (a dict that also holds its value's stored JSON text).
         """
         ...
 

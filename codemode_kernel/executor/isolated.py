@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from codemode_kernel.codec import MAX_VALUE_CHARS
+from codemode_kernel.codec import MAX_VALUE_CHARS, dumps_encoded
 from codemode_kernel.errors import ConfigurationError, Interrupted, LimitExceeded, Timeout, WorkerCrashed
 from codemode_kernel.executor.base import (
     OUTPUT_MESSAGE_COST,
@@ -54,6 +54,7 @@ from codemode_kernel.executor.base import (
     HostHandler,
     LaterHost,
     OutputCallback,
+    RecordedValue,
     SandboxError,
     TimedOut,
 )
@@ -735,6 +736,37 @@ def _parse(line: bytes) -> dict[str, Any]:
     return message
 
 
+def _run_line(run: dict[str, Any], replay: Sequence[Mapping[str, Any]]) -> bytes:
+    """``dumps_line(run | {"replay": list(replay)})``, with the stored JSON text of each
+    :class:`~codemode_kernel.executor.base.RecordedValue` that has one spliced in as it is instead of
+    its value serialized again (issue 12): the same JSON, and the same bytes when the text is what
+    the codec wrote."""
+    if not any(type(item) is RecordedValue and item.text is not None for item in replay):
+        return dumps_line({**run, "replay": list(replay)})
+    heads: dict[tuple[str, str], str] = {}  # '{"c":…,"m":…,"a":' per method
+    parts = []
+    for item in replay:
+        text = item.text if type(item) is RecordedValue else None
+        if text is None:
+            parts.append(dumps_encoded(item))
+            continue
+        connector, method = item["c"], item["m"]
+        head = heads.get((connector, method))
+        if head is None:
+            head = heads[connector, method] = f'{{"c":{dumps_encoded(connector)},"m":{dumps_encoded(method)},"a":'
+        parts.append(f'{head}{dumps_encoded(item["a"])},"v":{text}}}')
+    return _utf8_line(f'{dumps_encoded(run)[:-1]},"replay":[{",".join(parts)}]}}')
+
+
+def _utf8_line(text: str) -> bytes:
+    """A serialized message as a line, as ``dumps_line`` makes it (lone surrogates replaced)."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+    return data + b"\n"
+
+
 def _check_done(message: dict[str, Any]) -> None:
     err = message.get("error")
     if err is not None and not (
@@ -859,9 +891,8 @@ class SubprocessExecutor:
         """Run one pass in a fresh worker; every failure comes back as ``ExecuteResult.error``."""
         names = {str(k): frozenset(str(m) for m in v) for k, v in namespaces.items()}
         try:
-            run_line = dumps_line({"op": "run", "code": code, "namespaces": {k: sorted(v) for k, v in names.items()},
-                                   "inputs": dict(inputs or {}), "capture_variables": capture_variables,
-                                   "replay": list(replay)})
+            run_line = _run_line({"op": "run", "code": code, "namespaces": {k: sorted(v) for k, v in names.items()},
+                                  "inputs": dict(inputs or {}), "capture_variables": capture_variables}, replay)
         except (TypeError, ValueError) as exc:
             return ExecuteResult(error=SandboxError("CodecError", f"the pass inputs are not JSON data: {exc}"))
         result = ExecuteResult()
