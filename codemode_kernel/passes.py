@@ -54,7 +54,13 @@ limit reached, the end of the pipe, a reply the loop must write: too large for o
 kept outcome itself. The loop takes both back (``sink.revoke()``, waiting for a commit under way)
 when the pass is stopped (interrupt, timeout, kill, a cancelled ``execute()``, ``aclose``) or the
 worker's stderr ends (it died while the thread was in a connector): a call still running on the
-thread then delivers its outcome to the loop as a late one (``_late_outcome``), as above.
+thread then delivers its outcome to the loop as a late one (``_late_outcome``), as above. A run that
+gave the conversation back may end (its job's callback, ``_streak_ended``) after the loop handed the
+conversation to the next run: the callback gives back only a conversation its own run still holds,
+and the loop makes a run the pass's (``self._held``) under ``sink.own`` as it holds the conversation
+(before, on a loaded machine, the old run's callback gave back the new run's conversation, and both
+the loop and the new run's thread read the worker's pipe: ``concurrent poll() invocation``, and a
+``JournalOwnerError`` that failed the pass; tests/executor/test_s10c_streak_end_race.py).
 
 Why that keeps DESIGN's promises ("before calling a connector the entry is durably
 ``executing``; after the result is recorded it is ``applied``"): no connector runs before its
@@ -674,8 +680,13 @@ class PassHandler:
         """Run a new call of a synchronous connector on a thread that answers it through ``sink``
         (None); a call no thread can take (connector_threads.py) is the call's error, answered here."""
         loop = asyncio.get_running_loop()
-        if _can_hold(sink) and sink.hold():
-            return self._hold(loop, method, args, seq, sink)
+        if _can_hold(sink):
+            held: _Held | None = None
+            with sink.own:  # the run is the pass's own before any thread sees the conversation held (_streak_ended)
+                if sink.hold():
+                    held = self._held = _Held(loop, sink, contextvars.copy_context())
+            if held is not None:
+                return self._hold(held, method, args, seq)
         call = _OnThread(seq, loop.time())
         self._on_thread = call
         if self._timer is None:
@@ -692,22 +703,19 @@ class PassHandler:
 
     # -- a run of sync calls on one thread that holds the conversation (module docstring) ----
 
-    def _hold(self, loop: asyncio.AbstractEventLoop, method: Method, args: dict[str, Any], seq: int,
-              sink: HeldConversation) -> Reply | None:
+    def _hold(self, held: _Held, method: Method, args: dict[str, Any], seq: int) -> Reply | None:
         """The executor has given the conversation to this call's thread (``sink.hold()``): the
         thread answers this call and the sync calls that follow, and the pass's journal is its own
         until it gives both back (or the loop takes them: ``sink.revoke()``)."""
         if self._timer is not None:  # nothing of the loop's touches the journal meanwhile
             self._timer.cancel()
             self._timer = None
-        held = _Held(loop, sink, contextvars.copy_context())
-        self._held = held
         ctx = ExecutionContext(self.state.execution_id, seq, method.connector, method.name)
         try:
             shared().hand_off(self._streak, (held, method, args, seq, ctx),
                               lambda result, error: self._streak_ended(held, method, seq, error), self._scope)
         except (ConnectorThreadsExhausted, CallNotRun) as exc:
-            sink.revoke()
+            held.sink.revoke()
             return self._raised(seq, exc, True)
         return None
 
@@ -734,7 +742,10 @@ class PassHandler:
         if error is not None:
             log.error("a connector thread's run of calls failed", exc_info=error)
         with held.sink.own:
-            if held.sink.held:
+            # Only while this run holds it: a run that gave the conversation back ends later (this
+            # callback) and the loop may have handed it to the next run meanwhile (s10c: on a loaded
+            # machine both then read the worker's pipe, and the pass failed with JournalOwnerError).
+            if held.sink.held and self._held is held:
                 held.sink.give_back_locked()
 
     def _answered(self, held: _Held, method: Method, seq: int, result: Any,
