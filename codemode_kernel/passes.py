@@ -270,7 +270,10 @@ def local_replay_plan(journal: Mapping[int, EntryRow], budget: int = LOCAL_REPLA
         item: dict[str, Any]
         if entry.state == "applied":  # with its stored text, sent as it is when it may be (RecordedValue)
             text = entry.result if entry.result is not None else "null"
-            value, as_is = codec.parse_stored(text)
+            try:
+                value, as_is = codec.parse_stored(text)
+            except (ValueError, RecursionError):  # not what the codec wrote: the host answers it (_recorded)
+                break
             item = RecordedValue(entry.connector, entry.method, entry.args, value, text if as_is else None)
         elif entry.state == "error" and entry.connector != STEP_CONNECTOR:
             text = entry.error or ""
@@ -558,7 +561,7 @@ class PassHandler:
         if entry is not None:
             self._check_same(entry, seq, connector, method_name, canonical)
             if entry.state == "applied" and not entry.ephemeral:
-                return {"value": json.loads(entry.result) if entry.result is not None else None}
+                return self._recorded(entry, method.path)
             if entry.state == "error":
                 return {"raise": _parse_error(entry.error)}
             if entry.state == "applied" and entry.ephemeral:
@@ -933,6 +936,19 @@ class PassHandler:
                 reply = self.fail("HostError", f"the call to {method.path} ended the host's work on it")
             sink.send(reply)
 
+    def _recorded(self, entry: EntryRow, what: str) -> Reply:
+        """The reply that replays ``entry``'s recorded result; a result the store holds that is not JSON
+        (the codec always writes JSON: the store was changed by something else) ends the pass as an
+        error naming the call, as data (review 10): nothing is run again."""
+        if entry.result is None:
+            return {"value": None}
+        try:
+            return {"value": json.loads(entry.result)}
+        except (ValueError, RecursionError) as exc:
+            return self.fail("StoreError", f"the journal's recorded result of call #{entry.seq} ({what}) is not "
+                             f"valid JSON ({clip(str(exc))}): the journal was changed outside codemode. The call "
+                             "is not run again; start a new execution")
+
     def _remember(self, seq: int, entry_state: str, result: str | None, error: str | None) -> None:
         old = self.state.journal.get(seq)
         if old is not None:
@@ -950,7 +966,7 @@ class PassHandler:
         if entry is not None:
             self._check_same(entry, seq, STEP_CONNECTOR, name, "null")
             if entry.state == "applied":
-                return {"value": json.loads(entry.result) if entry.result is not None else None}
+                return self._recorded(entry, f"step {name!r}")
             if entry.state == "error":
                 return {"raise": _parse_error(entry.error)}
         state.pending_step = (seq, name)

@@ -102,7 +102,7 @@ async def test_a_stored_result_never_changes_the_code_a_pass_runs(make_runtime: 
 
     Fails with s10c's splice applied: the run message's last ``"code"`` key wins in the worker's
     ``json.loads``, the pass runs ``[42, 42]`` and the execution completes with that result.
-    (On 5cfecc3 ``approve`` raises JSONDecodeError here: pinned by the strict xfail below.)"""
+    (On 5cfecc3 ``approve`` raised JSONDecodeError here; the next spec pins the fix.)"""
     rt, rec, execution_id = await _paused_then_stored(make_runtime, store_sql, INJECTED)
     out: dict[str, Any] | None = None
     with contextlib.suppress(json.JSONDecodeError):  # 5cfecc3: raised (see the next spec)
@@ -113,8 +113,6 @@ async def test_a_stored_result_never_changes_the_code_a_pass_runs(make_runtime: 
     assert rec.calls == {"read": 1, "act": 0}
 
 
-@pytest.mark.xfail(strict=True, reason="review 10: a recorded result that is not JSON makes approve() raise "
-                                       "json.JSONDecodeError out of passes.local_replay_plan (errors are data)")
 @pytest.mark.parametrize("stored", ["nul", INJECTED, ""], ids=["truncated", "injected", "empty"])
 async def test_a_stored_result_that_is_not_json_fails_the_pass_as_data(make_runtime: RuntimeFactory,
                                                                       store_sql: StoreSql, stored: str) -> None:
