@@ -24,6 +24,7 @@ import pytest
 from codemode_kernel.executor.isolated import SubprocessExecutor
 from codemode_kernel.executor.launcher import ZygoteChild, zygote_supported
 from codemode_kernel.executor.pool import WarmPool, WorkerProcess
+from tests.executor.pool_support import Launcher
 
 pytestmark = pytest.mark.anyio
 
@@ -155,46 +156,3 @@ class LongWait(threading.Condition):
         if threading.current_thread().name == "codemode-worker-pool" and timeout is not None and timeout > 1:
             self.entered.set()
         return super().wait(timeout)
-
-
-class ReapedElsewhere:
-    """A worker process as a zygote's child looks to the pool: its three pipes, reaped by someone else."""
-
-    reaped_elsewhere = True
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        (r0, w0), (r1, w1), (r2, w2) = os.pipe(), os.pipe(), os.pipe()
-        self.stdin = os.fdopen(w0, "wb", buffering=0)
-        self.stdout = os.fdopen(r1, "rb", buffering=0)
-        self.stderr = os.fdopen(r2, "rb", buffering=0)
-        self._others = [os.fdopen(fd, "rb" if fd == r0 else "wb", buffering=0) for fd in (r0, w1, w2)]
-        self.dead = False
-
-    def poll(self) -> int | None:
-        return -9 if self.dead else None
-
-    def wait(self, timeout: float | None = None) -> int:
-        return -9
-
-    def kill(self) -> None:
-        if not self.dead:
-            self.dead = True
-            for f in self._others:
-                f.close()
-
-
-class Launcher:
-    refill_delay = 10.0  # a pass runs on: its replacement would come 10 s after the take
-    refill_after = 0.3  # a pass ended: its replacement comes this long after
-    burst = 0
-
-    def __init__(self) -> None:
-        self.started = 0
-
-    def start(self, config: dict[str, Any], *, for_pass: bool, warm: bool = True) -> WorkerProcess:
-        self.started += 1
-        return WorkerProcess(ReapedElsewhere(1000 + self.started))
-
-    def close(self) -> None:
-        pass
