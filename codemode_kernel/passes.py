@@ -94,7 +94,8 @@ same bytes. The text is still parsed, with the json module's C scanner called di
 no NaN, infinite number or escaped surrogate: the store is shared and other writers may leave text
 the codec would not write (review 10, tests/runtime/test_review10_replay_plan.py: a newline in it
 ended the run message early, and ``1}],"code":…`` replaced the cell's code); such text is serialized
-again from its value, and text that is not JSON fails as ``json.loads`` does. The host's part alone
+again from its value, and text that is not JSON ends the plan there: the host answers that call and
+ends the pass with a ``StoreError`` naming it (``PassHandler._recorded``). The host's part alone
 (``benchmarks/s10c_replay.py --plan``: 1,000 journal rows to the plan and the run line, median of
 21, 4 alternating runs at load 6.6-8.5): results that are numbers 6.4-8.3 -> 2.7-6.7 µs a recorded
 call, small records (four fields, a float among them) 16.5-18.1 -> 10.5-13.0 (lower in 4 of 4 each).
