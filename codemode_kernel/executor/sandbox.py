@@ -298,14 +298,20 @@ class MethodProxy:
 
 
 class ConnectorProxy:
-    """The global standing for one connector; attribute access yields method proxies."""
+    """The global standing for one connector; attribute access yields method proxies.
 
-    __slots__ = ("_codemode_made", "_codemode_methods", "_codemode_session", "name")
+    Its only public attribute that is not a method is ``name``, the connector's name, and a method
+    of the connector called ``name`` comes first: the name is kept in a private slot and given out
+    by :meth:`__getattr__` only when no method has that name (a public slot ``name`` shadowed such
+    a method, s11w). Every other public name is a method's or the refusal of an unknown one.
+    """
+
+    __slots__ = ("_codemode_made", "_codemode_methods", "_codemode_name", "_codemode_session")
 
     def __init__(self, session: _Session, name: str, methods: frozenset[str]) -> None:
         object.__setattr__(self, "_codemode_session", session)
         object.__setattr__(self, "_codemode_methods", methods)
-        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "_codemode_name", name)
         # Each method's proxy, made on its first use: a loop of calls looks the method up each
         # time (issue 12). A proxy holds only names and is read-only, so sharing it grants nothing.
         object.__setattr__(self, "_codemode_made", {})
@@ -319,11 +325,13 @@ class ConnectorProxy:
             return proxy
         return object.__getattribute__(self, name)
 
-    def __getattr__(self, method: str) -> MethodProxy:
+    def __getattr__(self, method: str) -> MethodProxy | str:
         made: dict[str, MethodProxy] = object.__getattribute__(self, "_codemode_made")
         methods: frozenset[str] = object.__getattribute__(self, "_codemode_methods")
-        name = object.__getattribute__(self, "name")
+        name: str = object.__getattribute__(self, "_codemode_name")
         if method not in methods:
+            if method == "name":  # the connector's own name, when no method has that name
+                return name
             listed = sorted(methods)
             shown = ", ".join(listed[:12]) + (f", … ({len(listed)} in all)" if len(listed) > 12 else "")
             raise AttributeError(
@@ -341,7 +349,7 @@ class ConnectorProxy:
         return sorted(object.__getattribute__(self, "_codemode_methods"))
 
     def __repr__(self) -> str:
-        return f"<connector {object.__getattribute__(self, 'name')}>"
+        return f"<connector {object.__getattribute__(self, '_codemode_name')}>"
 
 
 PLAIN_ATTRIBUTE_TYPES.add(ConnectorProxy)
