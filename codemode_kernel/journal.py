@@ -318,15 +318,19 @@ def _get_execution() -> ClauseElement:
         executions.c.runtime == bindparam("k_runtime"), executions.c.id == bindparam("k_id")))
 
 
-def _transition(expected: int, fields: Sequence[str]) -> Callable[[], ClauseElement]:
-    """A status change from one of ``expected`` statuses, setting ``fields`` (``v_<name>``)."""
-    x = executions
+def _transition(expected: int, fields: Sequence[str], pending: bool = False) -> Callable[[], ClauseElement]:
+    """A status change from one of ``expected`` statuses, setting ``fields`` (``v_<name>``); with
+    ``pending``, only while the execution's entry ``k_seq`` is ``pending`` (the same statement)."""
+    x, e = executions, entries
 
     def build() -> ClauseElement:
-        return update(x).where(and_(
-            x.c.runtime == bindparam("k_runtime"), x.c.id == bindparam("k_id"),
-            x.c.status.in_([bindparam(f"k_expected{i}") for i in range(expected)]))).values(
-            {k: bindparam(f"v_{k}") for k in fields})
+        where = [x.c.runtime == bindparam("k_runtime"), x.c.id == bindparam("k_id"),
+                 x.c.status.in_([bindparam(f"k_expected{i}") for i in range(expected)])]
+        if pending:
+            where.append(select(e.c.seq).where(and_(
+                e.c.runtime == bindparam("k_runtime"), e.c.execution_id == bindparam("k_id"),
+                e.c.seq == bindparam("k_seq"), e.c.state == bindparam("k_pending"))).exists())
+        return update(x).where(and_(*where)).values({k: bindparam(f"v_{k}") for k in fields})
 
     return build
 
@@ -384,8 +388,8 @@ def _entries() -> ClauseElement:
             e.c.runtime == bindparam("k_runtime"), e.c.execution_id == bindparam("k_id"))).order_by(e.c.seq)
 
 
-def _transition_key(expected: int, fields: Sequence[str]) -> tuple[Any, ...]:
-    return ("transition", expected, tuple(fields))
+def _transition_key(expected: int, fields: Sequence[str], pending: bool = False) -> tuple[Any, ...]:
+    return ("transition", expected, tuple(fields), pending)
 
 
 # What every runtime's passes run (runtime.py, passes.py): a new execution's start and prune, an
@@ -403,6 +407,8 @@ _PASS_STATEMENTS: list[tuple[Hashable, Callable[[], ClauseElement]]] = [
     ("entries", _entries),
     ("settle_pending", _settle_pending),
     (("set_entry", 1, ("state", "updated_at", "pass_number")), _set_entry(1, ("state", "updated_at", "pass_number"))),
+    (_transition_key(1, ("status", "updated_at", "passes"), True), _transition(1, ("status", "updated_at", "passes"),
+                                                                              True)),
     *((_transition_key(1, fields), _transition(1, fields)) for fields in (
         ("status", "updated_at", "passes"),
         ("status", "updated_at", "logs"),
@@ -941,8 +947,15 @@ class JournalStore:
 
     @_guarded
     def transition(self, conn: Connection, runtime: str, execution_id: str, expected: Sequence[str],
-                   status: str, *, settle_pending: bool = True, **fields: Any) -> bool:
+                   status: str, *, settle_pending: bool = True, pending_seq: int | None = None,
+                   **fields: Any) -> bool:
         """Compare-and-set the status; True if this caller won.
+
+        ``pending_seq``: only if the execution's call #``pending_seq`` is ``pending`` too, checked in
+        the same ``UPDATE`` (``AND EXISTS (SELECT … state = 'pending')``), so no other change can come
+        between the check and the status change, on SQLite (one writer) or PostgreSQL (a racing
+        update waits for the row and checks its status again). An approval meant for one pending
+        call cannot claim a later one that its sender never saw (issue 12, s11p).
 
         Moving to a terminal status also ends the execution's ``pending`` entries (state
         ``error``, error = the ``error_type`` given, else the status), atomically.
@@ -955,14 +968,18 @@ class JournalStore:
         expected = list(expected)
         params = {"k_runtime": runtime, "k_id": execution_id, **{f"k_expected{i}": e for i, e in enumerate(expected)},
                   **{f"v_{k}": v for k, v in values.items()}}
+        guarded = pending_seq is not None
+        if guarded:
+            params["k_seq"], params["k_pending"] = pending_seq, "pending"
         # On the driver's cursor, one transaction (issue 12: every pass ends here).
         raw = conn.connection.dbapi_connection
         assert raw is not None
         cursor = raw.cursor()
         try:
             changed = tuple(values)
-            won = bool(self._statement(_transition_key(len(expected), changed),
-                                       _transition(len(expected), changed)).seen(conn, cursor, params).rowcount == 1)
+            won = bool(self._statement(_transition_key(len(expected), changed, guarded),
+                                       _transition(len(expected), changed, guarded)).seen(conn, cursor, params)
+                       .rowcount == 1)
             if won and settle_pending and status in _TERMINAL:
                 # Nothing waits in a finished execution. Settled in the same transaction, so a host that
                 # dies right after a reject or an expiry leaves no pending call behind.

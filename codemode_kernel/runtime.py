@@ -405,26 +405,41 @@ class CodemodeRuntime:
         except StoreError as exc:  # the journal failed (locked, full, …): data, like every other failure
             return _error_output(execution_id, "StoreError", str(exc))
 
-    async def approve(self, execution_id: str, *, on_output: OutputCallback | None = None) -> dict[str, Any]:
+    async def approve(self, execution_id: str, *, seq: int | None = None,
+                      on_output: OutputCallback | None = None) -> dict[str, Any]:
         """Approve the pending call of a paused execution and run the next pass.
 
-        A refused approval (unknown id, not paused, a connector missing) comes back as an
-        error output with ``"refused": True`` and leaves the execution unchanged.
+        ``seq``: the call the approver saw (``pending[i]["seq"]`` of the paused output). The
+        approval applies only if call #``seq`` is the execution's pending call when it is claimed,
+        checked in the claim's own statement: a click meant for an earlier call, arriving after
+        another approval moved the execution on (to a pause on a later call, a pass running, an
+        end), approves nothing. ``None`` approves whatever call is pending (``%approve last``).
+
+        A refused approval (unknown id, not paused, ``seq`` not the pending call, a connector
+        missing) comes back as an error output with ``"refused": True`` and leaves the execution
+        unchanged; for a ``seq`` that is not the pending call, ``error_type`` is
+        ``InvalidStateError`` and the message says what the execution is now.
         """
         catalog = await self.catalog()
         try:
-            return await self._approve(catalog, execution_id, on_output)
+            return await self._approve(catalog, execution_id, seq, on_output)
         except StoreError as exc:
             return _error_output(execution_id, "StoreError", str(exc))
 
-    async def _approve(self, catalog: Catalog, execution_id: str, on_output: OutputCallback | None
-                       ) -> dict[str, Any]:
+    async def _approve(self, catalog: Catalog, execution_id: str, seq: int | None,
+                       on_output: OutputCallback | None) -> dict[str, Any]:
+        if seq is not None and (type(seq) is not int or seq < 0):  # a bool is not a call number
+            return _refused(execution_id, "TypeError", (
+                f"seq must be a call number (an int >= 0, the 'seq' of a pending action), not {clip(repr(seq))}; "
+                "nothing was approved"))
         with open_journal(self.store, self.name) as j:
             row = j.get_execution(execution_id)
             if row is None:
                 return _refused(execution_id, "UnknownExecutionError",
                                 str(UnknownExecutionError(execution_id, self.name)))
             if row.status != "paused":
+                if seq is not None:
+                    return _refused(execution_id, "InvalidStateError", _not_pending(j, execution_id, seq, row))
                 return _refused(execution_id, "InvalidStateError",
                                 str(InvalidStateError(execution_id, row.status, "approve", ["paused"])))
             missing = sorted(set(row.connectors) - set(catalog.methods))
@@ -432,9 +447,12 @@ class CodemodeRuntime:
                 return _refused(execution_id, "ConfigurationError", (
                     f"execution {execution_id!r} used connector(s) {missing} that are not configured now; "
                     "configure them again, then approve"))
-            # The claim also starts the next pass (one statement, issue 12).
-            if not j.transition(execution_id, ["paused"], "running", passes=row.passes + 1):
+            # The claim also starts the next pass (one statement, issue 12), and with ``seq`` holds only
+            # while that call is the pending one (the same statement: JournalStore.transition).
+            if not j.transition(execution_id, ["paused"], "running", pending_seq=seq, passes=row.passes + 1):
                 current = j.get_execution(execution_id)
+                if seq is not None:
+                    return _refused(execution_id, "InvalidStateError", _not_pending(j, execution_id, seq, current))
                 status = current.status if current else "deleted"
                 return _refused(execution_id, "InvalidStateError",
                                 str(InvalidStateError(execution_id, status, "approve", ["paused"])))
@@ -443,9 +461,10 @@ class CodemodeRuntime:
             row = dataclasses.replace(row, status="running", passes=row.passes + 1)
             # Read once, after the claim: the journal as this host owns it (issue 12: it was read twice).
             journal = j.entries(execution_id)
-            pending = [e for e in journal if e.state == "pending"]
-            approved_seq = pending[0].seq if pending else None
-            return await self._pass(j, row, catalog, approved_seq, on_output, journal)
+            if seq is None:
+                pending = [e for e in journal if e.state == "pending"]
+                seq = pending[0].seq if pending else None
+            return await self._pass(j, row, catalog, seq, on_output, journal)
 
     async def _pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, approved_seq: int | None,
                     on_output: OutputCallback | None, entries: Sequence[EntryRow] = (),
@@ -685,19 +704,19 @@ class CodemodeRuntime:
     # -- reject, rollback, expiry -------------------------------------------------------------
 
     async def reject(self, execution_id: str, seq: int | None = None) -> bool:
-        """Reject the pending call of a paused execution; the execution ends ``rejected``."""
+        """Reject the pending call of a paused execution; the execution ends ``rejected``.
+
+        ``seq``: only if call #``seq`` is the pending call, checked in the same statement as the
+        status change (a stale reject of a call approved meanwhile rejects nothing). ``None``
+        rejects whatever is pending. True if this caller rejected it; False changed nothing.
+        """
+        if seq is not None and (type(seq) is not int or seq < 0):
+            return False
         with open_journal(self.store, self.name) as j:
-            row = j.get_execution(execution_id)
-            if row is None or row.status != "paused":
+            # The transition settles the pending entries (error 'Rejected') in its transaction.
+            if not j.transition(execution_id, ["paused"], "rejected", pending_seq=seq,
+                                error="rejected", error_type="Rejected"):
                 return False
-            pending = [e for e in j.entries(execution_id) if e.state == "pending"]
-            if seq is not None and all(e.seq != seq for e in pending):
-                return False
-            if not j.transition(execution_id, ["paused"], "rejected",
-                                         error="rejected", error_type="Rejected"):
-                return False
-            for e in pending:
-                j.set_entry(execution_id, e.seq, ["pending"], "error", error="Rejected")
         await self._hooks(execution_id, "rejected", terminal=True)
         return True
 
@@ -960,6 +979,29 @@ def _may_ask(code: str, catalog: Catalog) -> bool:
     """Whether ``code`` names a connector or ``codemode``: a pass that does will likely ask the host
     something, and its first request would wait for the start's commit (:class:`PassStart`)."""
     return "codemode" in code or any(name in code for name in catalog.methods)
+
+
+def _not_pending(j: RuntimeJournal, execution_id: str, seq: int, row: ExecutionRow | None) -> str:
+    """Why an approval of call #``seq`` was refused: what the execution ``row`` is now (read after the
+    refusal), that nothing was approved, and what to do."""
+    journal = j.entries(execution_id) if row is not None else []
+    call = next((e for e in journal if e.seq == seq), None)
+    if call is None:
+        head = f"call #{seq} is not a call of execution {execution_id!r}"
+    else:
+        head = f"call #{seq} ({call.connector}.{call.method}) is no longer the pending call of execution " \
+               f"{execution_id!r}"
+    if row is None:
+        now = "the execution no longer exists"
+    elif row.status == "paused":
+        waiting = [f"#{e.seq} ({e.connector}.{e.method})" for e in journal if e.state == "pending"]
+        now = f"it is now paused on call {', '.join(waiting)}" if waiting else "it is paused"
+    elif row.status == "running":
+        now = "it is now running a pass (another approval was accepted first)"
+    else:
+        now = f"it is now {row.status!r}"
+    return (f"{head}: {now}. Nothing was approved. Look at the execution's current pending call, if it has "
+            "one, and decide on that call.")
 
 
 def _refused(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

@@ -46,7 +46,9 @@ class RuntimeJournal:
         return self.store.list_executions(self.conn, self.runtime, limit, statuses)
 
     def transition(self, execution_id: str, expected: Sequence[str], status: str, *, settle_pending: bool = True,
-                   **fields: Any) -> bool:
+                   pending_seq: int | None = None, **fields: Any) -> bool:
+        if pending_seq is not None:  # only then: a store subclass that predates it still works without it
+            fields["pending_seq"] = pending_seq
         return self.store.transition(self.conn, self.runtime, execution_id, expected, status,
                                      settle_pending=settle_pending, **fields)
 
