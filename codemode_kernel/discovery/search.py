@@ -31,7 +31,9 @@ half), and three signals reorder the lexical score:
 - *everyday words* (round 10): the dictionaries' synonyms and everyday names of chat concepts ("quit" a channel,
   an "avatar", "kick" someone out) in the lexicon and the action table, and a question held to a read more firmly;
 - *nouns* (round 11): a word its context marks as a noun ("star an important message") brings its noun relatives
-  (mail, email), not its verb ones (send), where the request says its action otherwise.
+  (mail, email), not its verb ones (send), where the request says its action otherwise;
+- *what a read asks to see* (round 17): a read's words that only a result's property names hold ("what email address
+  do I have, and the total of my messages?": Gmail's Profile, emailAddress and messagesTotal) raise that method.
 
 Everything is computed when the index is built (an inverted index of precomputed term
 weights), so a query touches only the postings of its own words: a few milliseconds over
@@ -351,6 +353,14 @@ Slack's creates updates or deletes): tuning top-5 79.5 -> 78.9 %, MRR 0.655, dev
 subscription schedule": 9 Stripe methods, ...Cancel, ...Detach) read as a delete: held out 41.5 -> 40.4 %, dev top-1
 40.6 -> 39.6 %, MRR 0.494 ("scrap the phased pricing plan sub_sched_1 and end the customer's service right away" 1st ->
 2nd: the schedule's update first), tuning and validation unchanged.
+Round 17 (paraphrases; kept: RESULT_FIELDS, a read's words that only the result's property names hold), measured
+against tuning 57.4 / 79.5 %, MRR 0.656, held out 41.5 / 67.0 %, dev 40.6 / 66.7 %, MRR 0.499, validation 33.3 / 56.2
+%, MRR 0.413 (paraphrase top-5 36.5 %), and not kept: the stemmer folding "-ied" onto "-y" (verified, notified,
+replied meet verify, notify, reply): no figure of any set moved; "-ification" onto "-ify" (verification and
+notification meet verify and notify): tuning top-1 57.4 -> 56.8 %, MRR 0.653, dev top-1 40.6 -> 39.6 %, top-5 66.7 ->
+67.7 %, MRR 0.494 (0.495 with "-ied" too), validation unchanged. A request's contractions taken off before its words
+are read ("don't", "they're", "didn't" left the words "don", "re", "didn", and "re" meets GitHub's re_run methods): 4
+tuning and dev requests hold one, no figure of any set moved.
 """
 
 from __future__ import annotations
@@ -616,6 +626,26 @@ NOUN_NOT_ACTION = True
 # connector= given 59.4 -> 62.5 %; but held out 44.7 / 66.0 % -> 42.6 / 66.0 % and dev 41.7 / 65.6 % -> 40.6 / 66.7 %,
 # MRR 0.513 -> 0.501. The rest of the round in the docstring.
 LEARNED_RERANK = 0.5
+# A request to read ("how many emails are in my mailbox in total, and what's my address?", "is acct_1 able to receive
+# payouts yet? check its capabilities") may name what it wants to see: the properties of the result (Gmail's Profile
+# has emailAddress and messagesTotal), words no other field of the method holds. A result among the best SCOPE_POOL
+# whose result type's property names (of one item, for a page of results; read on first use, nothing at build) hold
+# request words its other fields lack ranks x (1 + RESULT_FIELDS x their share of the request by idf), for a request
+# whose action is a read (a question, a get or a list verb) only. Round 17, against tuning 57.4 / 79.5 %, MRR 0.656,
+# held out 41.5 / 67.0 %, dev 40.6 / 66.7 %, MRR 0.499, validation 33.3 / 56.2 %, MRR 0.413, paraphrase top-5 36.5 %:
+# validation top-5 56.2 -> 57.3 %, MRR 0.413 -> 0.418, paraphrase top-5 36.5 -> 38.5 % (top-1 33.3 %); dev MRR 0.499
+# -> 0.501 (top-1 / top-5 unchanged); tuning and held out unchanged. 0.5 / 0.7: validation MRR 0.414; 1.5: validation
+# top-1 32.3 %, tuning top-1 56.8 %; 2.0: validation top-1 32.3 %, tuning 56.8 / 80.0 %. Measured and not kept: every
+# request, not only reads (0.3 / 0.6 / 1.0: validation MRR 0.416 / 0.418 / 0.422, top-1 / top-5 unchanged, but tuning
+# top-5 79.5 -> 78.9 % at each); a request word's lexicon spellings counted too, at their weight (validation top-1 33.3
+# -> 31.2 %, MRR 0.403, tuning top-5 78.9 %); the properties of the result's object-valued properties too (Slack's
+# {ok, team: {name, domain, icon}}): at 1.0 dev MRR 0.503, every other figure the same as one level (not worth the
+# walk); the names computed with the documents (35 ms of build CPU for the 2,968 methods, hence on first use). Its
+# cost (benchmarks/s11r_latency.py, on and off alternated request by request in one process, CPU time, the 284
+# tuning-file requests, load 5.3-6.6): warm rank p50 -0.13 to +0.08 ms (1.88-3.09 -> 1.88-3.17 ms; 8 rounds, on faster
+# in 1); with fresh indexes, so the names are read in the round, -0.08 to +0.21 ms (2.33-3.14 -> 2.44-3.33 ms; 6
+# rounds, on faster in 1).
+RESULT_FIELDS = 1.0
 # Round 15: among the best results, one whose name, summary or path holds two words the request says side by side
 # next to each other or one word apart too (either order, no stop word between: gmail_users_labels_list for "list
 # labels") ranks x
@@ -653,6 +683,9 @@ class SearchDocument:
     required: tuple[str, ...] = ()
     # (prefix, resource words) of the identifiers its parameters' patterns fix (Twilio's "CF" SIDs).
     id_prefixes: tuple[tuple[str, str], ...] = ()
+    # What it returns (its output schema, as the connector gives it): its property names are read on first use
+    # (result_fields), not with the index.
+    result_schema: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
 def summary_line(description: str, limit: int = _SUMMARY_CHARS) -> str:
@@ -693,7 +726,22 @@ def method_document(m: Method) -> SearchDocument:
         required=tuple(str(k) for k in required if isinstance(k, str)) if isinstance(required, list) else (),
         id_prefixes=tuple(pattern_prefixes(props, http.group(2) if http else "")) if isinstance(props, Mapping)
         else (),
+        result_schema=m.tool.output_schema,
     )
+
+
+def result_fields(schema: object) -> str:
+    """The property names of what a method returns, of one item for a page of results."""
+    _name, node = _definition(schema, schema)
+    if not isinstance(node, Mapping):
+        return ""
+    item = _page_items(node)
+    if item is not None:
+        _item_name, node = _definition(schema, item)
+        if not isinstance(node, Mapping):
+            return ""
+    props = node.get("properties")
+    return " ".join([str(k) for k in props]) if isinstance(props, Mapping) else ""
 
 
 # What a method returns is read from its result type's first RESULT_SENTENCES sentences, RESULT_WORDS
@@ -896,6 +944,7 @@ def query_action(query_stems: Sequence[str]) -> str:
 _QUOTED = re.compile(r"(?<![\w'\"\u2018\u201c])(['\"\u2018\u201c])[^'\"\u2018\u2019\u201c\u201d\n]{1,200}"
                      r"['\"\u2019\u201d](?!\w)")
 QUOTED_IS_DATA = True
+_READS = frozenset({"read", "get", "list"})
 _RAW_WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 # "am", "do" and "does" open a question as "is" and "did" do (round 8: "am I following torvalds?" read as no
 # mood found the follow; dev MRR 0.410 -> 0.411, nothing else moved on either set). "can" and "could" are left out:
@@ -1043,6 +1092,7 @@ class SearchIndex:
         self.name_stems = [tuple(dict.fromkeys(f["name"])) for f in fields]
         self._fields_of = fields
         self._terms: dict[int, frozenset[str]] = {}
+        self._result_fields: dict[int, frozenset[str]] = {}
         self.adjacent = adjacency.AdjacentPairs(self._ordered_texts)
         self.learned = CatalogAssociations(self._holders, self._terms_of, len(self.docs))
         self.collective: list[bool] = []  # filled by _qualifiers
@@ -1350,6 +1400,8 @@ class SearchIndex:
             found = _scaled(found, NEW_ITEM, self._on_item)
         if LEARNED_RERANK > 0:
             found = self._learned(found, q)
+        if RESULT_FIELDS > 0 and wanted_action in _READS:
+            found = self._fielded(found, q)
         if ADJACENT > 0 and len(q) > 1:
             found = adjacency.reorder(found, adjacency.request_pairs(q, self.idf), self.adjacent, ADJACENT)
         best = sorted(found, key=lambda si: (-si[0], self.docs[si[1]].key))[:limit]
@@ -1385,6 +1437,22 @@ class SearchIndex:
             gain = sum(weight * max((x for t, x in assoc if t in have), default=0.0)
                        for s, assoc, weight in words if s not in have)
             out.append((score * (1 + LEARNED_RERANK * gain / total), i))
+        return out
+
+    def _fielded(self, found: list[tuple[float, int]], q: Sequence[str]) -> list[tuple[float, int]]:
+        """Raise each result by the request words it lacks but its result's property names hold."""
+        words = [(s, max(self.idf.get(s, 0.0), 1.0)) for s in dict.fromkeys(q)]
+        total = sum(weight for _s, weight in words) or 1.0
+        out = []
+        for score, i in found:
+            fields = self._result_fields.get(i)
+            if fields is None:
+                fields = self._result_fields[i] = frozenset(stems(result_fields(self.docs[i].result_schema)))
+            if fields:
+                have = self._terms_of(i)
+                gain = sum(weight for s, weight in words if s in fields and s not in have)
+                score *= 1 + RESULT_FIELDS * gain / total
+            out.append((score, i))
         return out
 
     def _scoped(self, found: list[tuple[float, int]], matched: Mapping[str, float]) -> list[tuple[float, int]]:
