@@ -460,21 +460,21 @@ class CodemodeRuntime:
             # code, inputs and options never change (a second read was ~0.2-0.7 ms of an approval, issue 12).
             row = dataclasses.replace(row, status="running", passes=row.passes + 1)
             # Read once, after the claim: the journal as this host owns it (issue 12: it was read twice).
-            journal = j.entries(execution_id)
+            journal = j.pass_entries(execution_id)
             if seq is None:
-                pending = [e for e in journal if e.state == "pending"]
-                seq = pending[0].seq if pending else None
+                seq = next((e.seq for e in journal.values() if e.state == "pending"), None)
             return await self._pass(j, row, catalog, seq, on_output, journal)
 
     async def _pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, approved_seq: int | None,
-                    on_output: OutputCallback | None, entries: Sequence[EntryRow] = (),
+                    on_output: OutputCallback | None, journal: dict[int, EntryRow] | None = None,
                     begin: PassStart | None = None) -> dict[str, Any]:
-        """Run pass ``row.passes`` over the journal ``entries`` (read once per pass; a new execution
+        """Run pass ``row.passes`` over the ``journal`` by seq (read once per pass; a new execution
         has none). The store has recorded that the pass began, or ``begin`` records it while the
         sandbox starts (see :class:`PassStart`)."""
         execution_id = row.id
         pass_number = row.passes
-        journal = {e.seq: e for e in entries}
+        if journal is None:
+            journal = {}
         plan = local_replay_plan(journal)
         state = PassState(execution_id, pass_number, journal, approved_seq=approved_seq, local_plan=len(plan))
         handler = PassHandler(

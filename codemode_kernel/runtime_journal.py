@@ -66,6 +66,9 @@ class RuntimeJournal:
     def entries(self, execution_id: str) -> list[EntryRow]:
         return self.store.entries(self.conn, self.runtime, execution_id)
 
+    def pass_entries(self, execution_id: str) -> dict[int, EntryRow]:
+        return self.store.pass_entries(self.conn, self.runtime, execution_id)
+
     def insert_entry(self, execution_id: str, seq: int, connector: str, method: str, args: str, state: str, *,
                      requires_approval: bool, ephemeral: bool, pass_number: int, result: str | None = None,
                      error: str | None = None, finish: Outcome | None = None) -> bool:
