@@ -353,7 +353,8 @@ Slack's creates updates or deletes): tuning top-5 79.5 -> 78.9 %, MRR 0.655, dev
 subscription schedule": 9 Stripe methods, ...Cancel, ...Detach) read as a delete: held out 41.5 -> 40.4 %, dev top-1
 40.6 -> 39.6 %, MRR 0.494 ("scrap the phased pricing plan sub_sched_1 and end the customer's service right away" 1st ->
 2nd: the schedule's update first), tuning and validation unchanged.
-Round 17 (paraphrases; kept: RESULT_FIELDS, a read's words that only the result's property names hold), measured
+Round 17 (paraphrases; kept: RESULT_FIELDS, a read's words that only the result's property names hold, and HEAD_ITEM,
+a "which …" question answered by a method whose result type it names), measured
 against tuning 57.4 / 79.5 %, MRR 0.656, held out 41.5 / 67.0 %, dev 40.6 / 66.7 %, MRR 0.499, validation 33.3 / 56.2
 %, MRR 0.413 (paraphrase top-5 36.5 %), and not kept: the stemmer folding "-ied" onto "-y" (verified, notified,
 replied meet verify, notify, reply): no figure of any set moved; "-ification" onto "-ify" (verification and
@@ -603,6 +604,16 @@ _PURPOSE = re.compile(r"\b(?:so(?: that)? (?:i|we|you|they|he|she|it|people|ever
 # the lexicon (dev top-5 63.5 -> 62.5 %: "popup a form ..." then reads as an unknown verb before its object, a write,
 # and Slack's dialog_open is a GET: 4th -> 11th).
 WHICH_HEAD = 1.8
+# A method whose result type's name (of one item, for a page of results: GitHub's pull-request-simple, Slack's
+# objs_conversation, Gmail's Profile) holds the word a "which …" / "what …" question asks for answers it too, whatever
+# its name ends with (round 17): pulls_list returns pull-request-simple items for "which PRs ...", where its name ends
+# with "list". Against tuning 57.4 / 79.5 %, MRR 0.656, held out 41.5 / 67.0 %, dev 40.6 / 66.7 %, MRR
+# 0.501, validation 33.3 / 57.3 %, MRR 0.418 (with RESULT_FIELDS): validation top-1 33.3 -> 34.4 %, MRR 0.418 ->
+# 0.423 (top-5 57.3 %); tuning top-5 79.5 -> 80.0 %, MRR 0.657, paraphrase top-5 67.5 -> 68.7 % ("which PRs are waiting
+# to be merged" 8th -> 5th); held out and dev unchanged. The type name's last word only (its head: but GitHub's
+# pull-request-simple ends with "simple"): validation the same, tuning "which PRs ..." 8th -> out of the first 10
+# (apps_list_installation_requests_for_authenticated_app's type ends with "request").
+HEAD_ITEM = True
 # A request word read as a noun from its context (roles.word_roles: after a determiner, a possessive, a number or a
 # preposition, "star an important message", "any mail from my manager") brings only its noun relatives, those of the
 # lexicon's groups whose words are synonyms as nouns ("message sms text mms email mail"), not those of its verb groups
@@ -741,6 +752,15 @@ def method_document(m: Method) -> SearchDocument:
         else (),
         result_schema=m.tool.output_schema,
     )
+
+
+def result_type_name(schema: object) -> str:
+    """The name of the type a method returns (its definition's name), of one item for a page of results."""
+    name, node = _definition(schema, schema)
+    item = _page_items(node) if isinstance(node, Mapping) else None
+    if item is not None:
+        name, _node = _definition(schema, item)
+    return name.replace("-", " ").replace("_", " ")
 
 
 def result_fields(schema: object) -> str:
@@ -1106,6 +1126,7 @@ class SearchIndex:
         self._fields_of = fields
         self._terms: dict[int, frozenset[str]] = {}
         self._result_fields: dict[int, frozenset[str]] = {}
+        self._item_types: dict[int, frozenset[str]] = {}
         self.adjacent = adjacency.AdjacentPairs(self._ordered_texts)
         self.learned = CatalogAssociations(self._holders, self._terms_of, len(self.docs))
         self.collective: list[bool] = []  # filled by _qualifiers
@@ -1408,7 +1429,8 @@ class SearchIndex:
             found = _scaled(found, ALL_SCOPE, lambda i: any(w in spanned for scope in self._needs(i) for w in scope))
         head = self._asked_head(query) if WHICH_HEAD != 1 else set()
         if head:
-            found = _scaled(found, WHICH_HEAD, lambda i: bool(self.name_stems[i]) and self.name_stems[i][-1] in head)
+            found = _scaled(found, WHICH_HEAD, lambda i: (bool(self.name_stems[i]) and self.name_stems[i][-1] in head)
+                            or (HEAD_ITEM and not head.isdisjoint(self._item_type(i))))
         if NEW_ITEM < 1 and said_action == "create" and not quoted and not item_named:
             found = _scaled(found, NEW_ITEM, self._on_item)
         if LEARNED_RERANK > 0:
@@ -1451,6 +1473,13 @@ class SearchIndex:
                        for s, assoc, weight in words if s not in have)
             out.append((score * (1 + LEARNED_RERANK * gain / total), i))
         return out
+
+    def _item_type(self, i: int) -> frozenset[str]:
+        """The stems of the name of what method ``i`` returns, of one item for a page of results (read on first use)."""
+        got = self._item_types.get(i)
+        if got is None:
+            got = self._item_types[i] = frozenset(stems(result_type_name(self.docs[i].result_schema)))
+        return got
 
     def _fielded(self, found: list[tuple[float, int]], q: Sequence[str]) -> list[tuple[float, int]]:
         """Raise each result by the request words it lacks but its result's property names hold."""
