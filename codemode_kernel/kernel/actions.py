@@ -9,6 +9,12 @@ Idempotency, in three layers: the card disables its buttons before acting; this 
 refuses a second action on an execution while one is in flight (``_busy``); the runtime's
 compare-and-set refuses a stale approval and reverts each call at most once.
 
+Every approval and rejection names its call (``seq``): the one the card's row, the panel's row
+or (for a typed ``%approve``, which names none) the journal showed when the command ran. The
+runtime applies it only while that call is the pending one, in the claim's own statement, so a
+click for call #k that arrives after another tab approved #k and the execution paused on #m
+approves nothing; the card then says so and shows #m for a decision (s11a).
+
 A decision that comes late (``%approve last`` after a click, a second ``%reject``, a stale
 card) is not an error: :meth:`Actions.settled` says what became of the execution instead
 (issue 16, item 7): "Already approved: … is completed."
@@ -142,7 +148,8 @@ class Actions:
 
     def _new_card(self, eid: str) -> ExecutionCard:
         return ExecutionCard(eid, CardActions(
-            approve=lambda: self._click(self.approve(eid)),
+            approve_call=lambda seq: self._click(self.approve(eid, seq)),
+            approve_calls=lambda shown: self._click(self.approve_calls(eid, shown)),
             reject=lambda seq: self._click(self.reject(eid, seq)),
             rollback=lambda: self._click(self.rollback(eid)),
             save_snippet=lambda name, description: self._click(self.save_snippet(name, eid, description)),
@@ -194,8 +201,16 @@ class Actions:
 
     # -- approve, reject, roll back, save, delete, expire ----------------------------------------
 
-    async def approve(self, execution_id: str, *, origin: Sink | None = None) -> dict[str, Any]:
-        """Approve the pending action(s) of a paused execution and show what follows."""
+    async def approve(self, execution_id: str, seq: int | None = None, *,
+                      origin: Sink | None = None) -> dict[str, Any]:
+        """Approve call #``seq`` of a paused execution (the call the person saw) and show what follows.
+
+        The runtime applies it only if that call is still the pending one (checked in its claim),
+        so a click that arrives after another front end moved the execution on approves nothing:
+        the card and ``origin`` say so and the card shows the call that waits now. ``None``
+        (a typed ``%approve``, which names no call) approves the call pending when it runs; it is
+        read here and approved by its seq, so what this kernel reports is what ran.
+        """
         if execution_id in self._busy:
             return _refusal(execution_id, "InvalidStateError",
                             f"execution {execution_id!r} is already being approved, rejected or rolled back; "
@@ -203,11 +218,31 @@ class Actions:
         self._busy.add(execution_id)
         try:
             with self.home.in_use():
-                return await self._approve(execution_id, origin)
+                return await self._approve(execution_id, seq, origin)
         finally:
             self._busy.discard(execution_id)
 
-    async def _approve(self, execution_id: str, origin: Sink | None) -> dict[str, Any]:
+    async def approve_calls(self, execution_id: str, shown: list[dict[str, Any]], *,
+                            origin: Sink | None = None) -> dict[str, Any]:
+        """Approve all: the calls ``shown`` (the rows listed when it was clicked), each by its seq, in order.
+
+        After each approval the execution goes on; the next listed call is approved only if the
+        execution paused on that very call (same seq, connector, method and arguments). A pause on
+        a call that was not listed stops here and shows it for review.
+        """
+        out: dict[str, Any] = _refusal(execution_id, "InvalidStateError", "no call was listed; nothing was approved")
+        for i, call in enumerate(shown):
+            seq = call.get("seq")
+            if type(seq) is not int:
+                break
+            out = await self.approve(execution_id, seq, origin=origin)
+            following = shown[i + 1] if i + 1 < len(shown) else None
+            if out.get("status") != "paused" or following is None or not any(
+                    _same_call(p, following) for p in out.get("pending") or []):
+                break
+        return out
+
+    async def _approve(self, execution_id: str, seq: int | None, origin: Sink | None) -> dict[str, Any]:
         runtime = self.home.runtime
         record = await self._record(execution_id)
         if record is None:
@@ -215,6 +250,11 @@ class Actions:
                 execution_id, runtime.name)))
             _show_error(origin, out)
             return out
+        seen = [p for p in record.pending if p.get("seq") == seq]
+        if seq is None:
+            now = [p.to_dict() for p in await runtime.pending(execution_id)]
+            if now:
+                seq, seen = now[0]["seq"], now[:1]
         card = record.card
         if card is not None and not card.locked:
             card.busy("Approved: running the cell again from the top, replaying earlier calls…")
@@ -223,8 +263,7 @@ class Actions:
         # In batches (issue 16): each stream into the card re-sends its whole output list.
         tee = Coalescing(Tee(sinks), asyncio.get_running_loop().call_later)
         live = ReplayFilter(record.shown, lambda text: tee.stream(text))
-        decided = record.pending
-        out = await runtime.approve(execution_id, on_output=live)
+        out = await runtime.approve(execution_id, seq=seq, on_output=live)
         if out.get("refused"):
             state = await runtime.execution(execution_id)
             if state is not None and state.status not in ("paused", "running"):
@@ -233,6 +272,12 @@ class Actions:
                 _say_settled(late, card, origin)
                 self.home.notify("execution_changed", execution_id)
                 return {**out, "settled": True, "message": late}
+            if seq is not None and state is not None and out.get("error_type") == "InvalidStateError":
+                # The call this door showed was decided elsewhere; the execution moved on.
+                text = await self._moved_on("approve", record, state, seq, seen)
+                _show_text_error(origin, "InvalidStateError", text)
+                self.home.notify("execution_changed", execution_id)
+                return {**out, "error": text, "moved_on": True}
             if card is not None:
                 card.refused(str(out.get("error")), retry=state is not None and state.status == "paused")
             _show_error(origin, out)
@@ -240,15 +285,44 @@ class Actions:
             return out
         if live.printed:
             record.shown = live.printed
-        if card is not None:
-            for p in decided:
-                card.decided(f"{p.get('connector')}.{p.get('method')} (call #{p.get('seq')}) approved")
+        approved: dict[str, Any] = {}
+        if seq is not None and sinks:
+            approved = {"seq": seq, "call": await self._call_name(execution_id, seq, seen)}
+            if card is not None:
+                card.decided(f"{approved['call']} (call #{seq}) approved")
         await self.show(execution_id, out, record, sink=tee if sinks else NullSink(), card_home=origin)
         self.home.notify("execution_changed", execution_id)
-        return out
+        return {**out, "approved": approved} if approved else out
+
+    async def _moved_on(self, verb: str, record: CellRecord, state: ExecutionState, seq: int,
+                        seen: list[dict[str, Any]]) -> str:
+        """Refuse a decision on call #``seq`` that is no longer pending: the card shows the call that waits
+        now (if any) with one sentence saying what happened; the text is returned for the other doors."""
+        runtime = self.home.runtime
+        now = [p.to_dict() for p in await runtime.pending(state.id)] if state.status == "paused" else []
+        text = moved_on_text(verb, state, seq, seen)
+        card = record.card
+        if now:
+            record.pending = now
+            if card is not None:
+                card.moved_on(text + " Review it below.", now)
+        elif card is not None:
+            card.refused(text, retry=False)
+        return text
+
+    async def _call_name(self, execution_id: str, seq: int, seen: list[dict[str, Any]]) -> str:
+        """``connector.method`` of call #``seq``: as shown, else from the journal."""
+        if seen:
+            return f"{seen[0].get('connector')}.{seen[0].get('method')}"
+        state = await self.home.runtime.execution(execution_id)
+        entry = next((e for e in state.log if e.seq == seq), None) if state is not None else None
+        return f"{entry.connector}.{entry.method}" if entry is not None else "the call"
 
     async def reject(self, execution_id: str, seq: int | None = None, *, origin: Sink | None = None) -> bool:
-        """Reject a pending action; the execution ends ``rejected`` (nothing is undone)."""
+        """Reject pending call #``seq`` (``None``: the call pending now); the execution ends ``rejected``.
+
+        As with :meth:`approve`, the runtime rejects only if that call is still the pending one.
+        """
         if execution_id in self._busy:
             _show_text_error(origin, "InvalidStateError", f"execution {execution_id!r} is busy; try again")
             return False
@@ -257,6 +331,11 @@ class Actions:
             runtime = self.home.runtime
             record = await self._record(execution_id)
             card = record.card if record is not None else None
+            seen = [p for p in record.pending if p.get("seq") == seq] if record is not None else []
+            if seq is None:
+                now = [p.to_dict() for p in await runtime.pending(execution_id)]
+                if now:
+                    seq, seen = now[0]["seq"], now[:1]
             if card is not None and not card.locked:
                 card.busy("Rejecting…")
             ok = await runtime.reject(execution_id, seq)
@@ -266,9 +345,12 @@ class Actions:
                     late = settled_text("reject", state)
                     _say_settled(late, card, origin)
                     return False
-                why = _reject_refusal(execution_id, seq, state)
-                if card is not None:
-                    card.refused(why, retry=state is not None and state.status == "paused")
+                if record is not None and state is not None and seq is not None:
+                    why = await self._moved_on("reject", record, state, seq, seen)
+                else:
+                    why = _reject_refusal(execution_id, seq, state)
+                    if card is not None:
+                        card.refused(why, retry=state is not None and state.status == "paused")
                 _show_text_error(origin, "InvalidStateError", why)
                 return False
             _, revertable = await self._revert_info(state) if state is not None else (0, 0)
@@ -276,8 +358,8 @@ class Actions:
             if revertable:
                 text += " Earlier actions of this execution were applied; Roll back reverts them."
             if card is not None and record is not None:
-                for p in record.pending:
-                    card.decided(f"{p.get('connector')}.{p.get('method')} (call #{p.get('seq')}) rejected",
+                if seq is not None:
+                    card.decided(f"{await self._call_name(execution_id, seq, seen)} (call #{seq}) rejected",
                                  approved=False)
                 card.finished("rejected", can_rollback=revertable > 0, can_save=False, revertible=revertable)
                 card.notice(text)
@@ -377,6 +459,34 @@ def settled_text(verb: str, state: ExecutionState) -> str:
         return (f"Too late to reject: execution {eid} was already approved {after}."
                 + (f" %rollback {eid} reverts what it applied." if state.status != "rolled_back" else ""))
     return f"Already approved: execution {eid} ran on after its approval {after}."
+
+
+def moved_on_text(verb: str, state: ExecutionState, seq: int, seen: list[dict[str, Any]]) -> str:
+    """Why a decision on call #``seq`` was refused: that call was decided elsewhere, and what waits now."""
+    entry = next((e for e in state.log if e.seq == seq), None)
+    if seen:
+        name = f" ({seen[0].get('connector')}.{seen[0].get('method')})"
+    elif entry is not None:
+        name = f" ({entry.connector}.{entry.method})"
+    else:
+        name = ""
+    done = "approved" if verb == "approve" else "rejected"
+    head = (f"Call #{seq}{name} is not pending any more: it was already decided, so nothing was {done}."
+            if entry is not None else
+            f"Call #{seq} is not pending: execution {state.id} has no such call, so nothing was {done}.")
+    waiting = [e for e in state.log if e.state == "pending"]
+    if state.status == "paused" and waiting:
+        now = "The execution is now paused on " + ", ".join(
+            f"call #{e.seq} ({e.connector}.{e.method})" for e in waiting) + "."
+    elif state.status == "running":
+        now = "The execution is running on (another approval was accepted first)."
+    else:
+        now = f"The execution is now {state.status.replace('_', ' ')}."
+    return f"{head} {now}"
+
+
+def _same_call(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return all(a.get(k) == b.get(k) for k in ("seq", "connector", "method", "args"))
 
 
 def _refusal(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

@@ -307,16 +307,19 @@ async def _approve(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
 
 
 def _approved_text(eid: str, out: dict[str, Any]) -> str:
+    """What a typed ``%approve`` approved (the call pending when it ran, by its number) and what followed."""
     status = out.get("status")
+    approved = out.get("approved") or {}
+    head = f"Approved: execution {eid}" + (f", call #{approved['seq']} ({approved['call']}):" if approved else "")
     if status == "completed":
-        return (f"Approved: execution {eid} completed. The cell has no final expression, so there is no result "
-                f"to show; %journal {eid} lists its calls.")
+        return (f"{head} {'it ' if approved else ''}completed. The cell has no final expression, so there is no "
+                f"result to show; %journal {eid} lists its calls.")
     if status == "paused":
         calls = ", ".join(f"#{p['seq']} {p['connector']}.{p['method']}" for p in out.get("pending", []))
-        return (f"Approved: execution {eid} ran on and now waits for approval of {calls or 'another action'}: "
-                f"%approve {eid} or %reject {eid}.")
+        return (f"{head} {'it ' if approved else ''}ran on and now waits for approval of "
+                f"{calls or 'another action'}: %approve {eid} or %reject {eid}.")
     if status == "error":
-        return f"Approved: execution {eid} ran on and failed: {sentence(str(out.get('error', '')))}"
+        return f"{head} {'it ' if approved else ''}ran on and failed: {sentence(str(out.get('error', '')))}"
     return f"Execution {eid}: {sentence(str(out.get('message') or status))}"
 
 

@@ -47,11 +47,15 @@ PROTOCOL_VERSION: Final = 1
 
 # Parameter kinds: "str" / "int" are required; a trailing "?" makes the parameter optional
 # (absent or null). The TypeScript file declares the same table (REQUEST_PARAMS).
+# approve / reject: "seq" is the call the panel's row shows; the kernel decides only while that
+# call is the pending one (checked atomically by the runtime), so a stale click decides nothing.
+# Without it (a scripted client, a page from before call numbers) the call pending now is decided,
+# as a typed %approve does.
 REQUESTS: Final[Mapping[str, Mapping[str, str]]] = {
     "snapshot": {"limit": "int?"},
     "get_execution": {"execution_id": "str"},
     "get_value": {"execution_id": "str", "seq": "int?", "field": "str"},
-    "approve": {"execution_id": "str"},
+    "approve": {"execution_id": "str", "seq": "int?"},
     "reject": {"execution_id": "str", "seq": "int?"},
     "rollback": {"execution_id": "str"},
     "delete_execution": {"execution_id": "str"},

@@ -81,9 +81,11 @@ class NotebookSession(NotebookRuntime):
 
     # -- the actions (the panel's PanelHost, the magics, the cards) -----------------------------
 
-    async def approve(self, execution_id: str, *, origin: Sink | None = None) -> dict[str, Any]:
-        """Approve a paused execution and run it on; ``origin`` shows what follows (a ``%approve`` cell)."""
-        return await self.actions.approve(execution_id, origin=origin)
+    async def approve(self, execution_id: str, seq: int | None = None, *,
+                      origin: Sink | None = None) -> dict[str, Any]:
+        """Approve call #``seq`` of a paused execution (``None``: the call pending now) and run it on;
+        ``origin`` shows what follows (a ``%approve`` cell). A ``seq`` that is no longer pending is refused."""
+        return await self.actions.approve(execution_id, seq, origin=origin)
 
     async def reject(self, execution_id: str, seq: int | None = None, *, origin: Sink | None = None) -> bool:
         """Reject a pending action; False if nothing was rejected."""

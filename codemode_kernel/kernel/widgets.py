@@ -8,7 +8,10 @@ ask: the card already shows the call and its arguments, and the button is the de
 
 Every button disables itself (and its siblings) *before* the action runs, so a double click
 sends one action; the session also refuses a second action on the same execution while one
-is in flight, and the runtime's compare-and-set refuses a stale one. What follows an
+is in flight, and the runtime's compare-and-set refuses a stale one. Each Approve and Reject
+names the call its row shows (its ``seq``): the runtime applies it only if that call is still
+the pending one, so a click can never approve a later call another tab moved the execution on
+to (s11a); the card then says so and shows the call that waits now. What follows an
 approval (more output, the result, the next approval) is appended to the card's ``Output``,
 so it appears in the cell that paused.
 
@@ -60,12 +63,20 @@ def _html(content: Html) -> w.HTML:
 
 @dataclass(frozen=True)
 class CardActions:
-    """What the card's buttons do (the session's coroutines, scheduled as tasks)."""
+    """What the card's buttons do (the session's coroutines, scheduled as tasks).
 
-    approve: Callable[[], None]
+    Every Approve names the call its row showed: ``approve_call(seq)`` for one row,
+    ``approve_calls(rows)`` for "Approve all" (the rows listed when it was clicked, each with its
+    seq), so a click can never approve a call the person did not see. ``approve`` (no call number)
+    is only used when neither is given, by a card built without them.
+    """
+
     reject: Callable[[int | None], None]
     rollback: Callable[[], None]
     save_snippet: Callable[[str, str], None]
+    approve: Callable[[], None] | None = None
+    approve_call: Callable[[int], None] | None = None
+    approve_calls: Callable[[list[dict[str, Any]]], None] | None = None
 
 
 class ExecutionCard:
@@ -81,9 +92,9 @@ class ExecutionCard:
         self._history: list[Html] = []
         self.pending_box = w.VBox()
         self.approve_all = w.Button(description="Approve all", button_style="success", icon="check-double",
-                                    tooltip="Approve every pending action of this execution",
+                                    tooltip="Approve the actions listed above (each by its call number)",
                                     layout=w.Layout(display="none", width="auto"))
-        self.approve_all.on_click(lambda b: self._approve(b))
+        self.approve_all.on_click(lambda b: self._approve_all(b))
         self.output = w.Output()
         self.rollback_button = w.Button(description="Roll back", button_style="warning", icon="undo",
                                         tooltip="Revert the actions this execution applied, newest first",
@@ -114,6 +125,7 @@ class ExecutionCard:
                             self.footer, self.confirm, self.form, self.message])
         self.root.add_class("codemode-card")
         self._action_buttons: list[w.Button] = []
+        self._pending: list[dict[str, Any]] = []  # the rows shown now, as shown (Approve all takes these)
         self._set_header("running")
 
     # -- display ---------------------------------------------------------------------------
@@ -150,12 +162,13 @@ class ExecutionCard:
                                tooltip="Run this action, then continue the cell")
             reject = w.Button(description="Reject", button_style="danger", icon="times",
                               tooltip="Do not run it; the execution ends as rejected")
-            approve.on_click(lambda b: self._approve(b))
+            approve.on_click(lambda b, s=seq: self._approve(b, s if isinstance(s, int) else None))
             reject.on_click(lambda b, s=seq: self._reject(b, s if isinstance(s, int) else None))
             args = _html(preformatted(json_text(p.get("args")), style=_ARGS_STYLE))
             rows.append(w.VBox([w.HBox([title, approve, reject]), args]))
             self._action_buttons += [approve, reject]
         self.pending_box.children = tuple(rows)
+        self._pending = [dict(p) for p in pending]
         several = len(pending) > 1
         self.approve_all.layout.display = "" if several else "none"
         self.approve_all.disabled = False
@@ -165,6 +178,11 @@ class ExecutionCard:
         self.locked = False
         self._set_header("paused", f"{len(pending)} action(s) to review")
         self.notice("")
+
+    def moved_on(self, text: str, pending: Sequence[Mapping[str, Any]]) -> None:
+        """A click named a call that was decided elsewhere: say so, and show the call waiting now."""
+        self.show_pending(pending)
+        self.notice(text, "error")
 
     def busy(self, text: str) -> None:
         """Lock every button while an action runs (the double-click guard)."""
@@ -182,6 +200,7 @@ class ExecutionCard:
         self.pending_box.children = ()
         self.approve_all.layout.display = "none"
         self._action_buttons = []
+        self._pending = []
 
     def finished(self, status: str, *, can_rollback: bool, can_save: bool, detail: str = "",
                  revertible: int = 0) -> None:
@@ -192,6 +211,7 @@ class ExecutionCard:
         self.pending_box.children = ()
         self.approve_all.layout.display = "none"
         self._action_buttons = []
+        self._pending = []
         self._set_header(status, detail)
         self.notice("")
         self.rollback_button.layout.display = "" if can_rollback else "none"
@@ -260,14 +280,39 @@ class ExecutionCard:
     # A click can arrive for a button the kernel already disabled (the frontend had not yet
     # seen the change, or a second frontend shows the same card): it is ignored.
 
-    def _approve(self, button: w.Button) -> None:
+    def _approve(self, button: w.Button, seq: int | None) -> None:
+        """One row's Approve: the call that row shows, by its seq."""
         if self.locked or button.disabled:
             return
-        self.busy("Approved: running the cell again from the top, replaying earlier calls…")
-        self.actions.approve()
+        if self.actions.approve_call is not None:
+            if seq is None:  # a row without a call number names no call: nothing to approve
+                self.notice("This row names no call number, so nothing was approved.", "error")
+                return
+            self.busy("Approved: running the cell again from the top, replaying earlier calls…")
+            self.actions.approve_call(seq)
+        elif self.actions.approve is not None:
+            self.busy("Approved: running the cell again from the top, replaying earlier calls…")
+            self.actions.approve()
+
+    def _approve_all(self, button: w.Button) -> None:
+        """Approve all: exactly the calls listed now, each by its seq, in order."""
+        if self.locked or button.disabled:
+            return
+        if self.actions.approve_calls is not None:
+            shown = [dict(p) for p in self._pending if isinstance(p.get("seq"), int)]
+            if not shown:
+                return
+            self.busy("Approved: running the cell again from the top, replaying earlier calls…")
+            self.actions.approve_calls(shown)
+        elif self.actions.approve is not None:
+            self.busy("Approved: running the cell again from the top, replaying earlier calls…")
+            self.actions.approve()
 
     def _reject(self, button: w.Button, seq: int | None) -> None:
         if self.locked or button.disabled:
+            return
+        if seq is None:  # a row without a call number names no call: nothing to reject
+            self.notice("This row names no call number, so nothing was rejected.", "error")
             return
         self.busy("Rejecting…")
         self.actions.reject(seq)

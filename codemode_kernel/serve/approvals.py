@@ -81,13 +81,15 @@ async def apply(runtime: CodemodeRuntime, pending: dict[str, Any], choice: str) 
     """Carry out the person's ``choice`` on ``pending``; the new output, or ``None`` if it was decided elsewhere.
 
     The execution must still be paused at that very call: a person may have answered it in the
-    notebook meanwhile, and an answer to an old question must not approve a newer one.
+    notebook meanwhile, and an answer to an old question must not approve a newer one. The
+    runtime checks that in the claim itself (``seq``), so no approval can come between the check
+    and the decision.
     """
     eid, seq = pending["execution_id"], pending["seq"]
-    state = await runtime.execution(eid)
-    if state is None or state.status != "paused" or seq not in [p.seq for p in await runtime.pending(eid)]:
-        return None
     if choice == "approve":
-        return await runtime.approve(eid)
+        out = await runtime.approve(eid, seq=seq)
+        if out.get("refused") and out.get("error_type") in ("InvalidStateError", "UnknownExecutionError"):
+            return None  # decided (or deleted) elsewhere: the caller reports the execution as it is
+        return out
     await runtime.reject(eid, seq)
     return None

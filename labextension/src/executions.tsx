@@ -13,6 +13,7 @@ import {
   canSaveSnippet,
   displayState,
   formatAge,
+  pendingCall,
   plural,
   statusLabel
 } from './format';
@@ -97,7 +98,8 @@ function PendingCard(props: {
         <button
           className="jp-CodeModePanel-button jp-mod-accept"
           disabled={busy}
-          onClick={() => void model.approve(id)}
+          title={`Approve call #${action.seq} (${action.path})`}
+          onClick={() => void model.approve(id, action.seq)}
         >
           {model.isBusy(`approve:${id}`) ? 'Approving…' : 'Approve'}
         </button>
@@ -213,21 +215,37 @@ function ExecutionActions(props: {
   const { model, execution } = props;
   const id = execution.id;
   const busy = (key: string) => model.isBusy(`${key}:${id}`);
+  // Approve and Reject name the call this view shows: the pending entry of the journal below
+  // (until the journal has loaded there is no call to name, so the buttons wait).
+  const shown = pendingCall(execution);
   return (
     <div className="jp-CodeModePanel-actions">
       {canApprove(execution) && (
         <>
           <button
             className="jp-CodeModePanel-button jp-mod-accept"
-            disabled={busy('approve') || busy('reject')}
-            onClick={() => void model.approve(id)}
+            disabled={shown === null || busy('approve') || busy('reject')}
+            title={
+              shown === null
+                ? 'Loading the pending call…'
+                : `Approve call #${shown.seq} (${shown.path})`
+            }
+            onClick={() => {
+              if (shown !== null) {
+                void model.approve(id, shown.seq);
+              }
+            }}
           >
             {busy('approve') ? 'Approving…' : 'Approve'}
           </button>
           <button
             className="jp-CodeModePanel-button jp-mod-reject"
-            disabled={busy('approve') || busy('reject')}
-            onClick={() => void model.reject(id)}
+            disabled={shown === null || busy('approve') || busy('reject')}
+            onClick={() => {
+              if (shown !== null) {
+                void model.reject(id, shown.seq);
+              }
+            }}
           >
             Reject
           </button>

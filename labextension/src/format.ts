@@ -5,6 +5,7 @@
 import {
   EntryState,
   ExecutionStatus,
+  IExecutionDetail,
   IExecutionSummary,
   IJournalEntry
 } from './messages';
@@ -65,6 +66,19 @@ export function formatAge(timestamp: number, now: number): string {
 
 export function canApprove(execution: IExecutionSummary): boolean {
   return execution.status === 'paused';
+}
+
+/**
+ * The pending call an execution's detail shows: the call its Approve and Reject name (by seq).
+ * Null for a summary (the journal has not loaded) or when nothing is pending.
+ */
+export function pendingCall(
+  execution: IExecutionSummary | IExecutionDetail
+): IJournalEntry | null {
+  if (!('entries' in execution)) {
+    return null;
+  }
+  return execution.entries.find(e => e.state === 'pending') ?? null;
 }
 
 /** The kernel decides whether an execution can be rolled back (one rule for card, panel and CLI). */

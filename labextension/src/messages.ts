@@ -21,7 +21,7 @@ export const REQUEST_PARAMS = {
   snapshot: { limit: 'int?' },
   get_execution: { execution_id: 'str' },
   get_value: { execution_id: 'str', seq: 'int?', field: 'str' },
-  approve: { execution_id: 'str' },
+  approve: { execution_id: 'str', seq: 'int?' },
   reject: { execution_id: 'str', seq: 'int?' },
   rollback: { execution_id: 'str' },
   delete_execution: { execution_id: 'str' },
@@ -231,8 +231,10 @@ export interface IRequestParams {
   snapshot: { limit?: number | null };
   get_execution: { execution_id: string };
   get_value: { execution_id: string; seq?: number | null; field: ValueField };
-  approve: { execution_id: string };
-  reject: { execution_id: string; seq?: number | null };
+  /** `seq`: the pending call the panel showed; the kernel approves nothing if it is no longer pending. */
+  approve: { execution_id: string; seq: number };
+  /** `seq`: as for approve (the panel always sends it; the protocol allows null for older clients). */
+  reject: { execution_id: string; seq: number | null };
   rollback: { execution_id: string };
   delete_execution: { execution_id: string };
   save_snippet: {

@@ -285,10 +285,14 @@ export class CodeModeModel {
 
   // -- actions ---------------------------------------------------------------------------------
 
-  /** Approve a paused execution (the cell that paused resumes too). */
-  async approve(executionId: string): Promise<boolean> {
+  /**
+   * Approve call #`seq` of a paused execution, the call the panel showed (the cell that paused
+   * resumes too). The kernel approves nothing if that call is no longer the pending one (another
+   * tab decided it first): the error says so and the refresh shows the call that waits now.
+   */
+  async approve(executionId: string, seq: number): Promise<boolean> {
     const reply = await this._act(`approve:${executionId}`, () =>
-      this.request('approve', { execution_id: executionId })
+      this.request('approve', { execution_id: executionId, seq })
     );
     if (reply === null) {
       return false;

@@ -20,6 +20,7 @@ import {
   canSaveSnippet,
   displayState,
   formatAge,
+  pendingCall,
   plural
 } from '../src/format';
 import { CodeModeModel, ITransport, RequestError } from '../src/model';
@@ -287,10 +288,14 @@ describe('CodeModeModel', () => {
 
   it('approves through the kernel, marks the action busy, and refreshes', async () => {
     await ready([execution('P', 'paused')]);
-    const approving = model.approve('P');
+    const approving = model.approve('P', 1);
     expect(model.isBusy('approve:P')).toBe(true);
     const request = transport.last('approve');
-    expect(request).toMatchObject({ type: 'approve', execution_id: 'P' });
+    expect(request).toMatchObject({
+      type: 'approve',
+      execution_id: 'P',
+      seq: 1
+    });
     const snapshotsBefore = transport.ofType('snapshot').length;
     reply(request, {
       execution_id: 'P',
@@ -308,7 +313,7 @@ describe('CodeModeModel', () => {
 
   it('says when an approved execution pauses again or fails', async () => {
     await ready([execution('P', 'paused')]);
-    let approving = model.approve('P');
+    let approving = model.approve('P', 1);
     reply(transport.last('approve'), {
       execution_id: 'P',
       status: 'paused',
@@ -319,7 +324,7 @@ describe('CodeModeModel', () => {
     expect(model.notices.at(-1)?.text).toBe(
       'Approved; the execution paused again for 1 approval.'
     );
-    approving = model.approve('P');
+    approving = model.approve('P', 1);
     reply(transport.last('approve'), {
       execution_id: 'P',
       status: 'error',
@@ -335,7 +340,7 @@ describe('CodeModeModel', () => {
 
   it('says how an execution decided elsewhere ended, as information', async () => {
     await ready([execution('P', 'paused')]);
-    const approving = model.approve('P');
+    const approving = model.approve('P', 1);
     reply(transport.last('approve'), {
       execution_id: 'P',
       status: 'error',
@@ -371,10 +376,29 @@ describe('CodeModeModel', () => {
     );
   });
 
+  it('refuses, says why and refreshes when the call it named was decided elsewhere', async () => {
+    await ready([execution('P', 'paused')]);
+    const approving = model.approve('P', 0);
+    const request = transport.last('approve');
+    expect(request).toMatchObject({ execution_id: 'P', seq: 0 });
+    const snapshotsBefore = transport.ofType('snapshot').length;
+    const why =
+      'Call #0 (shop.create_item) is not pending any more: it was already decided, so nothing was approved. ' +
+      'The execution is now paused on call #1 (shop.create_item).';
+    fail(request, why, 'InvalidStateError');
+    expect(await approving).toBe(false);
+    expect(model.notices.at(-1)).toMatchObject({ kind: 'error', text: why });
+    // The refresh brings the call that waits now, for the person to decide on.
+    expect(transport.ofType('snapshot').length).toBe(snapshotsBefore + 1);
+    reply(transport.last('snapshot'), snapshot([execution('P', 'paused')]));
+    await settle();
+    expect(model.pending.map(p => p.seq)).toEqual([1]);
+  });
+
   it('ignores a second click while the first approval runs', async () => {
     await ready([execution('P', 'paused')]);
-    const first = model.approve('P');
-    expect(await model.approve('P')).toBe(false);
+    const first = model.approve('P', 1);
+    expect(await model.approve('P', 1)).toBe(false);
     expect(transport.ofType('approve')).toHaveLength(1);
     reply(transport.last('approve'), {
       execution_id: 'P',
@@ -528,7 +552,7 @@ describe('CodeModeModel', () => {
       hello();
     })();
     const reading = model.request('list_connectors', {});
-    const approving = model.request('approve', { execution_id: 'P' });
+    const approving = model.request('approve', { execution_id: 'P', seq: 1 });
     vi.advanceTimersByTime(1500);
     await expect(reading).rejects.toMatchObject({ errorType: 'Timeout' });
     let approved = false;
@@ -622,7 +646,7 @@ describe('CodeModeModel', () => {
       error: 'bad',
       error_type: 'PanelRequestError'
     });
-    const approving = model.approve('P');
+    const approving = model.approve('P', 1);
     expect(model.notices).toHaveLength(1);
     // The user switches to another notebook before the kernel answers.
     const other = new FakeTransport();
@@ -716,6 +740,29 @@ describe('journal and list presentation', () => {
     expect(formatAge(now + 5000, now)).toBe('just now');
   });
 
+  it('names the pending call the detail shows, for its Approve and Reject', () => {
+    const detail = {
+      ...execution('P', 'paused'),
+      code: 'shop.list_items()\nshop.create_item(title="x")',
+      result: null,
+      logs: [],
+      logs_omitted: 0,
+      entries: [
+        entry({ seq: 0 }),
+        entry({
+          seq: 1,
+          method: 'create_item',
+          path: 'shop.create_item',
+          state: 'pending',
+          result: null
+        })
+      ]
+    };
+    expect(pendingCall(detail)?.seq).toBe(1);
+    expect(pendingCall(execution('P', 'paused'))).toBeNull();
+    expect(pendingCall({ ...detail, entries: [entry({ seq: 0 })] })).toBeNull();
+  });
+
   it('offers the actions each status allows', () => {
     expect(canApprove(execution('P', 'paused'))).toBe(true);
     expect(canApprove(execution('C', 'completed'))).toBe(false);
@@ -746,5 +793,9 @@ describe('messages', () => {
   it('declares parameters for every request type', () => {
     expect(Object.keys(REQUEST_PARAMS)).toContain('approve');
     expect(REQUEST_PARAMS.reject).toEqual({ execution_id: 'str', seq: 'int?' });
+    expect(REQUEST_PARAMS.approve).toEqual({
+      execution_id: 'str',
+      seq: 'int?'
+    });
   });
 });

@@ -1,0 +1,117 @@
+"""The panel's Approve names the call its row showed (s11a): comm requests against a notebook session.
+
+The host is the real ``NotebookSession`` (the card, the actions, the runtime and its SQLite
+journal); only the comms are fakes, as in the other panel tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codemode_kernel import ToolSetConnector
+from codemode_kernel.kernel.output import RecordingSink
+from codemode_kernel.kernel.panel import PanelChannel
+from codemode_kernel.kernel.session import NotebookSession
+from tests.panel.conftest import FakeComm, FakeCommManager, Panel
+
+pytestmark = pytest.mark.anyio
+
+TWO = "a = ledger.add(text='A')\nb = ledger.add(text='B')\n[a['text'], b['text']]"
+
+
+@dataclass
+class Ledger:
+    done: list[str] = field(default_factory=list)
+
+    def connector(self) -> ToolSetConnector:
+        def add(text: str) -> dict[str, Any]:
+            """Add an entry."""
+            self.done.append(text)
+            return {"text": text}
+
+        return ToolSetConnector([add], name="ledger", requires_approval={"add"})
+
+
+@dataclass
+class Lab:
+    ledger: Ledger
+    session: NotebookSession
+    channel: PanelChannel
+    manager: FakeCommManager
+
+    def panel(self, comm_id: str) -> Panel:
+        return Panel(self.channel, self.manager.open(PanelChannel.target_name, FakeComm(comm_id)))
+
+    async def paused(self) -> str:
+        outcome = await self.session.run_code(TWO, RecordingSink(), 1)
+        return str(outcome.execution_id)
+
+
+@pytest.fixture
+async def lab(tmp_path: Path) -> AsyncIterator[Lab]:
+    (tmp_path / "codemode.toml").write_text('[executor]\nkind = "inprocess"\n')
+    ledger = Ledger()
+    session = NotebookSession(cwd=tmp_path, env={"JPY_SESSION_NAME": str(tmp_path / "p.ipynb")})
+    session.load()
+    session.connect(ledger.connector())
+    session.home_loop = asyncio.get_running_loop()
+    channel = PanelChannel(session)
+    manager = FakeCommManager()
+    channel.register(manager)
+    yield Lab(ledger, session, channel, manager)
+    await channel.drain()
+    await session.aclose()
+
+
+async def test_a_stale_approve_from_a_second_panel_approves_nothing(lab: Lab) -> None:
+    first, second = lab.panel("tab-1"), lab.panel("tab-2")
+    eid = await lab.paused()
+    shown = (await second.data("snapshot"))["pending"]
+    assert [(p["seq"], p["path"]) for p in shown] == [(0, "ledger.add")]
+
+    assert (await first.data("approve", execution_id=eid, seq=0))["status"] == "paused"
+    stale = await second.ask("approve", execution_id=eid, seq=shown[0]["seq"])
+    assert stale["type"] == "error" and stale["error_type"] == "InvalidStateError"
+    assert stale["error"] == ("Call #0 (ledger.add) is not pending any more: it was already decided, so "
+                              "nothing was approved. The execution is now paused on call #1 (ledger.add).")
+    assert lab.ledger.done == ["A"], "call #1, which the second panel never showed, did not run"
+    state = await lab.session.runtime.execution(eid)
+    assert state is not None and state.status == "paused"
+
+    stale_reject = await second.ask("reject", execution_id=eid, seq=0)
+    assert stale_reject["type"] == "error" and "nothing was rejected" in stale_reject["error"]
+    state = await lab.session.runtime.execution(eid)
+    assert state is not None and state.status == "paused"
+
+    done = await second.data("approve", execution_id=eid, seq=1)
+    assert done["status"] == "completed" and lab.ledger.done == ["A", "B"]
+
+
+async def test_an_approve_without_seq_approves_the_call_pending_now(lab: Lab) -> None:
+    """A request without 'seq' (a scripted client, a page from before call numbers) keeps working."""
+    panel = lab.panel("old")
+    eid = await lab.paused()
+    assert (await panel.data("approve", execution_id=eid))["status"] == "paused"
+    assert (await panel.data("approve", execution_id=eid, seq=None))["status"] == "completed"
+    assert lab.ledger.done == ["A", "B"]
+
+
+async def test_a_seq_that_is_not_a_call_number_is_refused_before_anything_runs(lab: Lab) -> None:
+    panel = lab.panel("bad")
+    eid = await lab.paused()
+    for seq in (True, -1, "0", 0.0, [0]):
+        answer = await panel.ask("approve", execution_id=eid, seq=seq)
+        assert answer["type"] == "error" and answer["error_type"] == "PanelRequestError", seq
+        assert "'seq' must be a non-negative integer" in answer["error"]
+    never = await panel.ask("approve", execution_id=eid, seq=7)
+    assert never["type"] == "error" and never["error_type"] == "InvalidStateError"
+    assert never["error"].startswith("Call #7 is not pending: execution ")
+    assert lab.ledger.done == []
+    state = await lab.session.runtime.execution(eid)
+    assert state is not None and state.status == "paused"
