@@ -203,6 +203,7 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
     on_output = None if console.as_json else printed.write
     out = await rt.execute(code, on_output=on_output)
     printed.end()
+    eid = out["execution_id"]
     while out["status"] == "paused":
         console.outcome(out)
         if mode == "no":
@@ -210,12 +211,23 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
         pending = out["pending"][0]
         call = terminal_text(f"{pending['connector']}.{pending['method']}", multiline=False)
         answer = "y" if mode == "yes" else ask(f"Approve {call}? [y/N] ")
+        # Each decision names the call shown (its seq): another front end over the same journal may have
+        # decided it while the person read the prompt, and a late answer must not decide a later call.
         if answer.strip().lower() not in ("y", "yes"):
-            await rt.reject(out["execution_id"], pending["seq"])
-            console.text("rejected")
+            if await rt.reject(eid, pending["seq"]):
+                console.text("rejected")
+                return 1
+            console.text(f"not rejected: call #{pending['seq']} {call} was decided elsewhere meanwhile")
+        else:
+            out = await rt.approve(eid, seq=pending["seq"], on_output=on_output)
+            printed.end()
+            if not out.get("refused"):
+                continue
+            console.outcome(out)  # what the call is now, and that nothing was approved
+        waiting = await rt.pending(eid)
+        if not waiting:  # running elsewhere or ended: that front end shows the outcome
             return 1
-        out = await rt.approve(out["execution_id"], on_output=on_output)
-        printed.end()
+        out = {"execution_id": eid, "status": "paused", "pending": [p.to_dict() for p in waiting]}
     console.outcome(out)
     return 0 if out["status"] == "completed" else 1
 

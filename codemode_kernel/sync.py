@@ -42,8 +42,9 @@ class SyncRuntime:
     def execute(self, code: str, *, on_output: OutputCallback | None = None) -> dict[str, Any]:
         return self._run(self.runtime.execute(code, on_output=on_output))
 
-    def approve(self, execution_id: str, *, on_output: OutputCallback | None = None) -> dict[str, Any]:
-        return self._run(self.runtime.approve(execution_id, on_output=on_output))
+    def approve(self, execution_id: str, *, seq: int | None = None,
+                on_output: OutputCallback | None = None) -> dict[str, Any]:
+        return self._run(self.runtime.approve(execution_id, seq=seq, on_output=on_output))
 
     def reject(self, execution_id: str, seq: int | None = None) -> bool:
         return self._run(self.runtime.reject(execution_id, seq))

@@ -52,9 +52,6 @@ def _written(project: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review 11: cli.py _run_file approves with rt.approve(execution_id) (no seq): a 'y' typed for the "
-    "call it showed approves whatever call is pending when it arrives"))
 def test_a_y_for_the_shown_call_does_not_approve_a_later_one(project: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     """The prompt shows call #0; meanwhile another front end approves call #0 and the pass pauses on

@@ -11,25 +11,16 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from codemode_kernel import CodemodeRuntime, InProcessExecutor, SyncRuntime
 from tests.support import Shop
 
 TWO_WRITES = "a = shop.create_item(title='a')\nb = shop.create_item(title='b')\n[a['id'], b['id']]"
 
-XFAIL = pytest.mark.xfail(strict=True, reason=(
-    "review 11: sync.py SyncRuntime.approve(execution_id, *, on_output) has no seq (CodemodeRuntime.approve "
-    "gained seq in 7c58066)"))
-
-
-@XFAIL
 def test_approve_takes_the_runtime_s_arguments() -> None:
     assert list(inspect.signature(SyncRuntime.approve).parameters) == \
         list(inspect.signature(CodemodeRuntime.approve).parameters)
 
 
-@XFAIL
 def test_a_stale_sync_approval_approves_nothing(tmp_path: Path) -> None:
     """Another host approves call #0 and the pass pauses on call #1; the script's approval of call #0,
     which its person saw, is refused and call #1 does not run."""
