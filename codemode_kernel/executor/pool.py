@@ -31,6 +31,20 @@ approvals at load ~7 put 5 ms of wall in the take's notify (the woken thread tak
 the GIL). Two executors pass by pass in one process, load 6.3-6.7: 50 ms apart 3.37 against 3.66
 ms (faster in 74 of 150 pairs), 200 ms apart 6.69 against 7.80 (49 of 100), back to back 10.96
 against 11.21 (77 of 150): no signal.
+
+Where a spaced pass's time goes on the host (s11w, executor alone, ``1 + 1``, 50 and 200 ms apart,
+60-100 passes, load ~5; each part wrapped and timed with the loop thread's CPU clock): the pass
+1.92 / 1.98 ms (``benchmarks/pass_path.py``: execute() to the run line written 364-408 us, the run line
+to the worker's report 926-1,401 us, the worker's own Python for it 42 us hot in one process). Of the
+loop thread's CPU before the run line is written: :meth:`WarmPool.take` 63-72 us (the worker's
+``alive()`` 22, the pool thread's wake 21, ``_said_something`` 5: cold code after the gap, each a few
+us hot), ``isolated._Pass.__init__`` 165-180 us (``isinstance(host, LaterHost)``, a runtime-checkable
+Protocol, 42 us hot for a plain function host and 18 for the runtime's handler; with ``getattr`` in its
+place the constructor took 99-100 us against 133-171 in 3 of 3 runs), ``_run_line`` 40, the write 26;
+after the report, :meth:`retire` 50 us (the child's SIGKILL through its pidfd 16, the refill timer 8).
+A zygote's child costs 6 ms of its own CPU from fork to exit when spaced (its idle warm-up included)
+and 3 ms back to back (the zygote's exit reports, 60 passes each). Nothing here was changed: the parts
+of this module are each below what a paired run of whole passes resolves.
 """
 
 from __future__ import annotations

@@ -54,8 +54,9 @@ removed (this code) against 29af984, 6 rounds at load 5.4-6.6: worker CPU 30.3 -
 (lower in 6 of 6), journaled async 53.3 -> 51.6 (5 of 6), sync 55.1 -> 50.2 (4 of 6); calls/s 5,452 ->
 6,511 (higher in 3 of 6), async 1,709 -> 1,475 (4 of 6), sync 1,476 -> 1,589 (4 of 6). The worker's CPU
 drops in every figure and no rate drops in most rounds; at this machine's usual load the spin was
-mostly backed off and cost a ``select`` and two clock reads a call. Only at a lower load (2-5, channel.py's
-10,144 -> 8,284/s) did the spin once give a faster round trip; not what this machine's load gives now.
+mostly backed off, and each miss that turned it off had spun its 0.3 ms of selects. Only at a lower
+load (2-5, channel.py's 10,144 -> 8,284/s) did the spin once give a faster round trip; not what this
+machine's load gives now.
 """
 
 from __future__ import annotations
