@@ -680,7 +680,7 @@ async def bench_calls(repeats: int, calls: int) -> list[Figure]:
         await executor.aclose()
     figures.append(Figure(group, "one system call in the confined worker (the loop around it included)", "µs",
                           confined, anchor="the same loop in a plain python -I -S", anchor_samples=plain_calls,
-                          note="a call costs the worker a write, a read and its spin's selects"))
+                          note="a call costs the worker a write and a blocking read"))
     shares = [sandbox_profile(calls) for _ in range(repeats)]
     figures += [Figure(group, f"profiled share: {part}", "%", [share[part] for share in shares],
                        note="cProfile's own time per function, JSON framing included")
