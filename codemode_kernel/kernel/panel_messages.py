@@ -89,6 +89,9 @@ SUMMARY_CHARS: Final = 120
 # after serialization, and pretty printing adds indentation on top.
 FULL_VALUE_CHARS: Final = 2_000_000
 MAX_STRING_PARAM: Final = 10_000
+# The largest integer a browser sends exactly (Number.MAX_SAFE_INTEGER); a larger one is no call
+# number or count, and SQLite could not bind it (an OverflowError, and a card left locked).
+MAX_INT_PARAM: Final = 2**53 - 1
 MAX_REQUEST_ID: Final = 200
 DEFAULT_EXECUTIONS: Final = 50
 
@@ -153,6 +156,8 @@ def _param(rtype: str, name: str, kind: str, value: object) -> Any:
         # bool is an int subclass in Python but not an integer in the protocol.
         if type(value) is not int or value < 0:
             raise PanelRequestError(f"{rtype!r}: {name!r} must be a non-negative integer, not {value!r}.")
+        if value > MAX_INT_PARAM:
+            raise PanelRequestError(f"{rtype!r}: {name!r} must be at most {MAX_INT_PARAM:,}.")
         return value
     if type(value) is not str:
         raise PanelRequestError(f"{rtype!r}: {name!r} must be a string, not {type(value).__name__}.")

@@ -115,3 +115,23 @@ async def test_a_seq_that_is_not_a_call_number_is_refused_before_anything_runs(l
     assert lab.ledger.done == []
     state = await lab.session.runtime.execution(eid)
     assert state is not None and state.status == "paused"
+
+
+async def test_a_number_too_large_for_the_journal_is_refused_and_leaves_the_card_usable(lab: Lab) -> None:
+    """A browser sends integers up to 2**53 - 1 exactly; larger ones (which SQLite cannot bind) are refused
+    as a bad request, before the card is locked or the journal is asked."""
+    panel = lab.panel("huge")
+    eid = await lab.paused()
+    card = lab.session.records[eid].card
+    assert card is not None
+    for request, params in (("approve", {"execution_id": eid, "seq": 2**63}),
+                            ("reject", {"execution_id": eid, "seq": 2**70}),
+                            ("snapshot", {"limit": 2**64}),
+                            ("get_value", {"execution_id": eid, "seq": 2**53, "field": "args"})):
+        answer = await panel.ask(request, **params)
+        assert answer["type"] == "error" and answer["error_type"] == "PanelRequestError", (request, answer)
+        assert "at most 9,007,199,254,740,991" in answer["error"]
+    assert not card.locked and card.status == "paused"
+    assert lab.ledger.done == []
+    done = await panel.data("approve", execution_id=eid, seq=0)
+    assert done["status"] == "paused" and lab.ledger.done == ["A"]
