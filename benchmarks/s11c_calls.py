@@ -1,6 +1,7 @@
 """Journaled calls in one execution, host CPU and how many commits they took (issue 12, s11c).
 
 Run: PYTHONPATH=<tree> .venv/bin/python benchmarks/s11c_calls.py [--calls 3000] [--repeats 3] [--sync] [--busy 0]
+[--result 0]
 
 One execution of ``--calls`` journaled calls through the public runtime, the isolated executor and a
 SQLite journal file (``bench_runtime.journaled_rate``'s loop), ``--repeats`` times; prints the median
@@ -10,8 +11,10 @@ anything above 1.0 is an outcome committed on its own (the outcome timer, a flus
 ``JournalStore.insert_entry`` and ``finish_entry`` for this run only.
 
 ``--busy N`` starts N processes that spin on the CPU for the run (a loaded machine, the same for both
-trees of an A/B) and stops them after. The tree measured is the one on ``PYTHONPATH`` (default: this
-checkout), so two trees run alternately compare paired.
+trees of an A/B) and stops them after. ``--result N``: each call returns the same rows of about N
+characters of JSON instead of its number (what the host encodes, journals and sends back). The tree
+measured is the one on ``PYTHONPATH`` (default: this checkout), so two trees run alternately compare
+paired.
 """
 
 from __future__ import annotations
@@ -38,16 +41,26 @@ from codemode_kernel.executor.isolated import SubprocessExecutor
 from codemode_kernel.journal import JournalStore
 
 counts = {"mark": 0, "outcome": 0}
+RESULT: list[Any] = []  # --result: what each call returns instead of i
 
 
-def noop(i: int = 0) -> int:
+def record(size: int) -> list[Any]:
+    """A result of about ``size`` characters of JSON: rows of a few fields (a float among them)."""
+    rows = []
+    while len(json.dumps(rows, separators=(",", ":"))) < size:
+        k = len(rows)
+        rows.append({"id": k, "name": f"item-{k} é", "price": k * 1.25, "tags": ["a", "b"], "ok": k % 2 == 0})
+    return rows
+
+
+def noop(i: int = 0) -> Any:
     """Return i (sync: runs in a connector thread)."""
-    return i
+    return RESULT[0] if RESULT else i
 
 
-async def noop_async(i: int = 0) -> int:
+async def noop_async(i: int = 0) -> Any:
     """Return i (async: runs on the loop)."""
-    return i
+    return RESULT[0] if RESULT else i
 
 
 def _count() -> None:
@@ -93,8 +106,11 @@ async def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sync", action="store_true", help="a sync connector (its thread answers)")
     ap.add_argument("--busy", type=int, default=0, help="CPU-spinning processes during the run")
+    ap.add_argument("--result", type=int, default=0, help="each call returns rows of about this many characters")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.result:
+        RESULT.append(record(args.result))
     _count()
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
     try:

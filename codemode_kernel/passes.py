@@ -144,7 +144,7 @@ from codemode_kernel.connector_threads import (
 )
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.errors import CallNotRun, ConnectorThreadsExhausted, ReplayDivergence, ValueTooLarge, clip
-from codemode_kernel.executor.base import HeldConversation, RecordedValue, ReplySink, TimedOut
+from codemode_kernel.executor.base import EncodedReply, HeldConversation, RecordedValue, ReplySink, TimedOut
 from codemode_kernel.journal import EntryRow, Outcome
 from codemode_kernel.models import STEP_CONNECTOR
 from codemode_kernel.runtime_journal import RuntimeJournal
@@ -693,6 +693,8 @@ class PassHandler:
                 raise ValueTooLarge(f"The result of {method.path}", len(stored), codec.MAX_VALUE_CHARS)
             self._record_later(seq, "applied", result=stored)
             self._remember(seq, "applied", stored, None)
+            if stored is not None:  # the reply's line takes the text as it is (executor.base.EncodedReply)
+                return EncodedReply(encoded, stored)
         return {"value": encoded}
 
     # -- calls a connector's thread answers (module docstring) ----------------------------
@@ -900,8 +902,10 @@ class PassHandler:
                     stored = None if method.tool.replay == "reexecute" else codec.dumps_encoded(encoded)
                     if stored is not None:
                         codec.check_storable(stored, where)  # else the loop refuses it (_returned)
-                    if stored is None or len(stored) <= codec.MAX_VALUE_CHARS:
-                        return {"value": encoded}, Outcome(seq, "applied", stored, None)
+                    if stored is None:
+                        return {"value": encoded}, Outcome(seq, "applied", None, None)
+                    if len(stored) <= codec.MAX_VALUE_CHARS:  # its text goes into the reply as it is
+                        return EncodedReply(encoded, stored), Outcome(seq, "applied", stored, None)
             elif isinstance(raised := future_safe(error), Exception):
                 text = {"type": error_name(raised), "message": codec.storable_text(str(raised))}
                 return {"raise": text}, Outcome(seq, "error", None, f"{text['type']}: {text['message']}")

@@ -49,6 +49,20 @@ class RecordedValue(dict[str, Any]):
         self.text = text
 
 
+class EncodedReply(dict[str, Any]):
+    """A reply that returns a value, ``{"value": encoded}``, a plain dict, with the JSON text of
+    ``encoded`` the host made already to journal it (:attr:`text`, what ``codec.dumps_encoded`` gave).
+    The isolated executor writes that text into the reply's line instead of serializing the value a
+    second time (issue 12, s11c): the same bytes. Read-only: ``text`` is not kept in step with a
+    changed value."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, encoded: Any, text: str) -> None:
+        dict.__init__(self, value=encoded)
+        self.text = text
+
+
 class ReplySink(Protocol):
     """Where a host handler may put the reply to one request later, from any thread (issue 12)."""
 

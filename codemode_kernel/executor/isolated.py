@@ -19,6 +19,11 @@ thread, which writes the reply itself (``_Replies``; issue 12). The conversation
 other request until that reply is written (only a worker that did not wait for its reply
 notices), and the sink writes nothing once the conversation has ended.
 
+A reply that returns a value the host journaled (``base.EncodedReply``) is written with the JSON text
+the host made to journal it (``_reply_line``), not the value serialized a second time: the same bytes
+(tests/executor/test_s11c_reply_text.py). For a call returning rows of ~2 KB that serialization was
+as costly as the journal's; the figures are in the commit that brought it (``git log -S _reply_line``).
+
 Limits: the wall clock is enforced by SIGKILL from the host; CPU, address space,
 processes, file size and open files by the kernel (rlimits); output, result and call caps
 by both sides (the worker fails gracefully, the host kills a worker that ignores them).
@@ -49,6 +54,7 @@ from codemode_kernel.errors import ConfigurationError, Interrupted, LimitExceede
 from codemode_kernel.executor.base import (
     OUTPUT_MESSAGE_COST,
     TIMED_OUT,
+    EncodedReply,
     ExecuteResult,
     HeldConversation,
     HostHandler,
@@ -294,7 +300,7 @@ class _Pass:
                         await back
                     continue
                 if reply is not None:
-                    if not await self.pipe.write(dumps_line(reply)):
+                    if not await self.pipe.write(_reply_line(reply)):
                         return await self._ended()
                     replied = True
                 self.asking = None
@@ -475,7 +481,7 @@ class _Replies:
         run = self.run
         if threading.get_ident() != run.loop_thread:
             try:
-                line: bytes | None = None if "abort" in reply else dumps_line(reply)
+                line: bytes | None = None if "abort" in reply else _reply_line(reply)
             except Exception:  # the loop tries again and says why
                 line = None
             if line is not None and len(line) <= select.PIPE_BUF:
@@ -513,7 +519,7 @@ class _Replies:
 
     async def _write_out(self, reply: dict[str, Any]) -> None:
         try:
-            await self.run.pipe.write(dumps_line(reply))  # False: the worker is gone, its pipe's end says so
+            await self.run.pipe.write(_reply_line(reply))  # False: the worker is gone, its pipe's end says so
         except Exception as exc:
             log.exception("isolated executor: unexpected error")
             self.run.kill(SandboxError("ExecutorError", f"internal error of the isolated executor: {exc}"))
@@ -756,6 +762,14 @@ def _run_line(run: dict[str, Any], replay: Sequence[Mapping[str, Any]]) -> bytes
             head = heads[connector, method] = f'{{"c":{dumps_encoded(connector)},"m":{dumps_encoded(method)},"a":'
         parts.append(f'{head}{dumps_encoded(item["a"])},"v":{text}}}')
     return _utf8_line(f'{dumps_encoded(run)[:-1]},"replay":[{",".join(parts)}]}}')
+
+
+def _reply_line(reply: Mapping[str, Any]) -> bytes:
+    """``dumps_line(reply)``; for an :class:`~codemode_kernel.executor.base.EncodedReply`, its value's
+    JSON text (made to journal it) goes in as it is instead of the value serialized again (issue 12)."""
+    if type(reply) is EncodedReply and len(reply) == 1:
+        return _utf8_line(f'{{"value":{reply.text}}}')
+    return dumps_line(reply)
 
 
 def _utf8_line(text: str) -> bytes:
