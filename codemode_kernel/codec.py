@@ -64,9 +64,37 @@ def encode(value: Any, where: str = "value") -> Any:
     return _encode(value, where, 0)
 
 
-def _encode(value: Any, where: str, depth: int) -> Any:
+# Where a nested value sits, made into text only for an error (_path): ``(parent, index)`` for a list's
+# or tuple's item, ``(parent, key, True)`` for a dict's value, a str at the top. Building the text for
+# every nested value (an f-string, and a repr for each key) cost as much as the rest of the walk: a
+# journaled call's result of rows (~2 KB) took ~2x as long to encode (issue 12, s11c). Finite floats
+# in a list or dict pass without a call, as plain scalars do. benchmarks/s11c_codec.py (CPU, two trees
+# in one process, 15 alternating rounds, load 5.0): rows of ~200 / ~2,000 / ~20,000 characters 9.6 /
+# 69.3 / 666 -> 7.5 / 55.4 / 502 µs, an API-like record of ~3,000 characters 49.6 -> 42.0 µs (faster in
+# 14, 14, 15 and 15 of 15). Not kept: a list or dict of str keys and plain scalars only checked and
+# copied in C (``_SCALARS.issuperset(map(type, ...))``, ``list(value)`` / ``dict(value)``) before the
+# walk: slower on all four (11 rounds: faster in 1, 3, 2 and 0; the API record 45.5 -> 56.4 µs), the
+# check costing more than it saves where most containers hold a nested one.
+_Where = Any
+_finite_float = math.isfinite
+
+
+def _path(where: _Where) -> str:
+    """The text of ``where``: ``value[0]['tags'][1]``."""
+    parts = []
+    while type(where) is tuple:
+        if len(where) == 3:
+            where, key, _ = where
+            parts.append(f"[{key!r}]")
+        else:
+            where, index = where
+            parts.append(f"[{index}]")
+    return str(where) + "".join(reversed(parts))
+
+
+def _encode(value: Any, where: _Where, depth: int) -> Any:
     if depth > MAX_DEPTH:
-        raise EncodeError(type(value).__name__, where, f"nested deeper than {MAX_DEPTH} levels")
+        raise EncodeError(type(value).__name__, _path(where), f"nested deeper than {MAX_DEPTH} levels")
     # Exact type checks: subclasses (an IntEnum, a str subclass with a custom __str__)
     # could run code during serialization or not round-trip, so they are refused.
     t = type(value)
@@ -74,30 +102,32 @@ def _encode(value: Any, where: str, depth: int) -> Any:
         return value
     if t is float:
         if math.isnan(value) or math.isinf(value):
-            raise EncodeError("float", where, f"{value!r} is not valid JSON")
+            raise EncodeError("float", _path(where), f"{value!r} is not valid JSON")
         return value
     if t is list:
-        # Plain scalars pass as they are; building the error path for each one made large
-        # lists ~10x slower to encode.
-        return [v if type(v) in _SCALARS else _encode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+        # Plain scalars and finite floats pass as they are: a call per item, and the error path made
+        # for each one, made large lists ~10x slower to encode.
+        return [v if (tv := type(v)) in _SCALARS or (tv is float and _finite_float(v))
+                else _encode(v, (where, i), depth + 1) for i, v in enumerate(value)]
     if t is dict:
         out: dict[str, Any] = {}
         for k, v in value.items():
             if type(k) is not str:
-                raise EncodeError(f"dict key of type {type(k).__name__}", where, "dict keys must be strings")
-            out[k] = v if type(v) in _SCALARS else _encode(v, f"{where}[{k!r}]", depth + 1)
+                raise EncodeError(f"dict key of type {type(k).__name__}", _path(where), "dict keys must be strings")
+            out[k] = v if (tv := type(v)) in _SCALARS or (tv is float and _finite_float(v)) \
+                else _encode(v, (where, k, True), depth + 1)
         if TAG in out:
             return {TAG: "dict", "v": out}
         return out
     if t is tuple:
-        return {TAG: "tuple", "v": [_encode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]}
+        return {TAG: "tuple", "v": [_encode(v, (where, i), depth + 1) for i, v in enumerate(value)]}
     if t is bytes:
         return {TAG: "bytes", "v": base64.b64encode(value).decode("ascii")}
     if t is datetime:
         return {TAG: "datetime", "v": value.isoformat()}
     if t is date:
         return {TAG: "date", "v": value.isoformat()}
-    raise EncodeError(t.__name__, where)
+    raise EncodeError(t.__name__, _path(where))
 
 
 class DecodeError(ValueError):
