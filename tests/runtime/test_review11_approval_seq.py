@@ -141,3 +141,28 @@ async def test_a_stale_click_that_waited_for_another_host_decides_nothing(
         assert decided is False
     assert shop.calls["create_item"] == 0
     assert await _state(rt, eid) == ("paused", 2, [(0, "applied"), (1, "pending")])
+
+
+@pytest.mark.parametrize("action", ["approve", "reject"])
+async def test_a_pending_call_of_another_execution_is_not_this_one_s(make_runtime: RuntimeFactory,
+                                                                     action: str) -> None:
+    """Execution A moved on from call #0 to a pause on call #1, while execution B waits on its own call
+    #0: a stale click for A's call #0 is refused; B's pending #0 does not stand for it."""
+    shop = Shop()
+    tab1, tab2 = make_runtime([shop]), make_runtime([shop])
+    a = (await tab1.execute(TWO_WRITES))["execution_id"]
+    assert (await tab1.approve(a, seq=0))["status"] == "paused"
+    b = (await tab1.execute(TWO_WRITES))["execution_id"]
+    assert [p.seq for p in await tab1.pending(b)] == [0]
+    before = await _state(tab1, a)
+
+    if action == "approve":
+        out = await tab2.approve(a, seq=0)
+        assert out["status"] == "error" and out.get("refused") is True, out
+        assert out["error_type"] == "InvalidStateError"
+        assert "call #0 (shop.create_item) is no longer the pending call" in out["error"]
+    else:
+        assert await tab2.reject(a, 0) is False
+    assert shop.calls["create_item"] == 1
+    assert await _state(tab1, a) == before == ("paused", 2, [(0, "applied"), (1, "pending")])
+    assert await _state(tab1, b) == ("paused", 1, [(0, "pending")])
