@@ -90,3 +90,5 @@ def test_a_result_that_is_one_of_several_types_is_named_by_all_of_them() -> None
               "$defs": {"private-user": {"type": "object"}, "public-user": {"type": "object"}}}
     assert result_type_name(either) == "private user public user"
     assert result_type_name({"anyOf": [{"oneOf": [{"$ref": "#/$defs/x"}]}, "not a schema"]}) == ""
+    # A connector's schema is data: an option with a key that is not a string is read, not refused.
+    assert result_type_name({"oneOf": [{1: "x", "$ref": "#/$defs/y"}], "$defs": {"y": {}}}) == "y"
