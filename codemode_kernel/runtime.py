@@ -63,6 +63,25 @@ back to back 4.50 -> 3.95 ms (4 of 6), 50 ms apart 4.03 -> 4.74 (1 of 6), 200 ms
 And another runtime on the same store then sees ``max_executions`` + 1 finished executions
 for those 5 ms: ``tests/reliability/test_runtime_states.py`` (two runtimes on one store, a
 model that prunes as each execution starts) fails with it.
+
+Where "through the runtime" minus "executor alone" goes (s11p, issue 12: make bench's 4.41 against
+2.68 ms came from two benchmarks run minutes apart). ``benchmarks/pass_path.py`` interleaves them
+pass by pass: 200 ms apart, 60 passes, load 5.6-5.9, four runs: +2.20, +1.25, +1.33, +1.19 ms. The
+runtime's own loop-thread work on the critical path is ~0.6 ms of it, the same in every run: before
+the executor is called 95 us (the id, the checks, the session) and 100 us (the row, the gates, the
+handler), after it returns ~50 us to the start of the one transaction, the transaction 260-295 us
+(prune query, insert, commit), the hooks 13 us, the session's end and the handler's release ~40 us.
+The executor's own host work is the same in both (code handed over to the pipe write: 366 against
+409 us; report to return: ~150 us). The rest is the sandbox's run itself, code sent to report read:
+2,802 / 1,662 / 1,210 / 1,553 us through the runtime against 1,714 / 1,077 / 974 / 1,748 alone.
+Not the namespaces (with the executor alone given the runtime's namespaces, inputs and empty
+replay: 1,601 / 1,567 / 979 / 1,547 / 2,124 / 1,357 against 778 / 2,467 / 953 / 968 / 2,393 / 847)
+and not host work meanwhile (the host process's CPU from code sent to report read: 307 against
+300 us 200 ms apart, 253 against 245 50 ms apart; the loop's wakes in it 159-192 against 165-207):
+at this load the worker's run swings by 2x from run to run, and the runtime's share that is ours
+to cut is the ~0.6 ms above, which earlier rounds (s8_pass, s9_pass, above) have cut to code paths
+that no longer show a signal one by one. A SQLite WAL checkpoint (two fsyncs, in whichever commit
+crosses 1,000 pages) was looked at as well: journal.py's ``_sqlite_pragmas`` records why it stays.
 """
 
 from __future__ import annotations
