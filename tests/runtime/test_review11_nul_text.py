@@ -73,3 +73,17 @@ async def test_code_with_a_nul_is_refused_as_code_not_as_a_store_failure(
     rt = make_runtime([])
     out = await rt.execute(f"x = '{NUL}'\n1")
     assert out["status"] == "error" and out["error_type"] != "StoreError", out
+
+
+@pytest.mark.parametrize("code", [
+    "codemode.step('a' + chr(0), lambda: 1)",  # a step's name is stored as the entry's method
+    "codemode.run('a' + chr(0))",               # a snippet name looked up in the store
+    "codemode.describe('a' + chr(0))",          # a target looked up among the snippets
+])
+async def test_a_nul_in_a_name_the_program_gives_codemode_is_data(
+        make_runtime: RuntimeFactory, request: pytest.FixtureRequest, store_kind: str, code: str) -> None:
+    """Names the program passes to ``codemode`` reach the store as query parameters or stored text."""
+    _on_postgresql_today(request, store_kind, "a name given to codemode")
+    rt = make_runtime([])
+    out = await rt.execute(f"r = {code}\n1")
+    assert out["status"] == "completed" or out.get("error_type") not in ("HostError", "StoreError"), out
