@@ -169,9 +169,10 @@ class PipeChannel:
         """Write a whole line to the host's pipe with ``os.write`` (the buffered writer's write and
         flush are two calls of Python for what is one system call, issue 12)."""
         written = os.write(self.out, data)
-        while written < len(data):  # a pipe write interrupted by a signal may be partial
-            data = data[written:]
-            written = os.write(self.out, data)
+        if written < len(data):  # a pipe write interrupted by a signal may be partial: the rest through a
+            with memoryview(data) as view:  # view, so nothing as long as the line is allocated mid-line
+                while written < len(view):
+                    written += os.write(self.out, view[written:])
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         self.write(dumps_line(message))

@@ -43,8 +43,6 @@ def _queued(fd: int) -> int:
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill") or not hasattr(fcntl, "F_GETFL"), reason="POSIX only")
-@pytest.mark.xfail(strict=True, reason="worker.PipeChannel.write copies data[written:] (s11w's file; s11c reported "
-                   "the change: write through a memoryview)")
 def test_a_line_interrupted_mid_write_goes_out_whole_without_a_copy() -> None:
     """It is an error if a partial pipe write needs memory for the rest of the line, or the host gets half a line."""
     line = NoCopies(b'{"op":"output","text":"' + b"x" * (256 << 10) + b'"}\n')
