@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from RestrictedPython.transformer import INSPECT_ATTRIBUTES
+
 ReplayPolicy = Literal["log", "reexecute"]
 
 PassEndStatus = Literal["completed", "error", "rejected", "rolled_back", "paused"]
@@ -157,14 +159,18 @@ class Connector:
 
 
 _NON_IDENT = re.compile(r"[^0-9a-zA-Z_]+")
+#: Names the sandbox's compiler refuses as a method (``conn.f_back(...)``) or uses itself.
+_REFUSED_NAMES = frozenset({"print", "printed", *INSPECT_ATTRIBUTES})
 
 
 def sanitize_identifier(name: str) -> str:
     """Turn a tool or connector name into a Python identifier the sandbox accepts.
 
     Runs of other characters become ``_``; leading underscores are dropped (the sandbox
-    refuses names starting with ``_``); a leading digit gets a ``t_`` prefix; keywords get
-    a trailing ``_``. ``"list-pull-requests"`` → ``list_pull_requests``.
+    refuses names starting with ``_``); a leading digit gets a ``t_`` prefix; keywords, and the
+    frame and code attribute names the sandbox refuses after a dot (``f_back``, ``gi_code``, …:
+    RestrictedPython's ``INSPECT_ATTRIBUTES``), get a trailing ``_``, so every tool stays callable.
+    ``"list-pull-requests"`` → ``list_pull_requests``.
     """
     ident = _NON_IDENT.sub("_", name).strip("_")
     ident = re.sub(r"_+", "_", ident)
@@ -172,6 +178,6 @@ def sanitize_identifier(name: str) -> str:
         ident = "tool"
     if ident[0].isdigit():
         ident = "t_" + ident
-    if keyword.iskeyword(ident) or keyword.issoftkeyword(ident) or ident in {"print", "printed"}:
+    if keyword.iskeyword(ident) or keyword.issoftkeyword(ident) or ident in _REFUSED_NAMES:
         ident += "_"
     return ident
