@@ -320,7 +320,12 @@ async def _pending(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask
 
 
 async def _approve(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
-    out = await rt.approve(v["execution"])
+    # The command names no call: it approves the call pending now, by its number, and says which one.
+    waiting = await rt.pending(v["execution"])
+    if waiting and not console.as_json:
+        call = terminal_text(f"{waiting[0].connector}.{waiting[0].method}", multiline=False)
+        console.text(f"approving call #{waiting[0].seq} {call}")
+    out = await rt.approve(v["execution"], seq=waiting[0].seq if waiting else None)
     console.outcome(out)
     return 0 if out["status"] != "error" else 1
 

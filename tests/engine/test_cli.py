@@ -60,7 +60,8 @@ def test_commands_over_the_store(project: Path, capsys: pytest.CaptureFixture[st
     pending = json.loads(capsys.readouterr().out)
     assert [(p["connector"], p["method"], p["args"]) for p in pending] == [("tasks", "add_task", {"title": "x"})]
     assert main(["--dir", str(project), "approve", "last"]) == 0
-    assert "[completed]" in capsys.readouterr().out
+    approved = capsys.readouterr().out
+    assert "approving call #1 tasks.add_task" in approved and "[completed]" in approved
     assert main(["--dir", str(project), "show", "last"]) == 0
     shown = capsys.readouterr().out
     assert "#0   applied   pass 1  tasks.list_tasks({})" in shown
