@@ -272,7 +272,7 @@ class PanelChannel:
         eid, seq = request.params["execution_id"], request.params["seq"]
         # The panel sends the seq of the row it showed; a request without one (a scripted client,
         # a page from before call numbers) approves the call pending now, as %approve does.
-        output = await (self._host.approve(eid) if seq is None else self._host.approve(eid, seq))
+        output = await self._host.approve(eid, seq)
         if output.get("settled"):
             # Decided elsewhere first (a card, a cell, another tab): not an error, an answer
             # saying how the execution ended ("Already approved: … completed").

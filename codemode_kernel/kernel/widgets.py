@@ -67,16 +67,14 @@ class CardActions:
 
     Every Approve names the call its row showed: ``approve_call(seq)`` for one row,
     ``approve_calls(rows)`` for "Approve all" (the rows listed when it was clicked, each with its
-    seq), so a click can never approve a call the person did not see. ``approve`` (no call number)
-    is only used when neither is given, by a card built without them.
+    seq), so a click can never approve a call the person did not see.
     """
 
+    approve_call: Callable[[int], None]
+    approve_calls: Callable[[list[dict[str, Any]]], None]
     reject: Callable[[int | None], None]
     rollback: Callable[[], None]
     save_snippet: Callable[[str, str], None]
-    approve: Callable[[], None] | None = None
-    approve_call: Callable[[int], None] | None = None
-    approve_calls: Callable[[list[dict[str, Any]]], None] | None = None
 
 
 class ExecutionCard:
@@ -284,29 +282,21 @@ class ExecutionCard:
         """One row's Approve: the call that row shows, by its seq."""
         if self.locked or button.disabled:
             return
-        if self.actions.approve_call is not None:
-            if seq is None:  # a row without a call number names no call: nothing to approve
-                self.notice("This row names no call number, so nothing was approved.", "error")
-                return
-            self.busy("Approved: running the cell again from the top, replaying earlier calls…")
-            self.actions.approve_call(seq)
-        elif self.actions.approve is not None:
-            self.busy("Approved: running the cell again from the top, replaying earlier calls…")
-            self.actions.approve()
+        if seq is None:  # a row without a call number names no call: nothing to approve
+            self.notice("This row names no call number, so nothing was approved.", "error")
+            return
+        self.busy("Approved: running the cell again from the top, replaying earlier calls…")
+        self.actions.approve_call(seq)
 
     def _approve_all(self, button: w.Button) -> None:
         """Approve all: exactly the calls listed now, each by its seq, in order."""
         if self.locked or button.disabled:
             return
-        if self.actions.approve_calls is not None:
-            shown = [dict(p) for p in self._pending if isinstance(p.get("seq"), int)]
-            if not shown:
-                return
-            self.busy("Approved: running the cell again from the top, replaying earlier calls…")
-            self.actions.approve_calls(shown)
-        elif self.actions.approve is not None:
-            self.busy("Approved: running the cell again from the top, replaying earlier calls…")
-            self.actions.approve()
+        shown = [dict(p) for p in self._pending if isinstance(p.get("seq"), int)]
+        if not shown:
+            return
+        self.busy("Approved: running the cell again from the top, replaying earlier calls…")
+        self.actions.approve_calls(shown)
 
     def _reject(self, button: w.Button, seq: int | None) -> None:
         if self.locked or button.disabled:

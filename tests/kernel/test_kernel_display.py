@@ -130,7 +130,9 @@ def test_tee_writes_to_every_sink() -> None:
 
 def card(log: list[str]) -> ExecutionCard:
     return ExecutionCard("01ABC", CardActions(
-        approve=lambda: log.append("approve"), reject=lambda seq: log.append(f"reject {seq}"),
+        approve_call=lambda seq: log.append(f"approve {seq}"),
+        approve_calls=lambda shown: log.append(f"approve all {[p['seq'] for p in shown]}"),
+        reject=lambda seq: log.append(f"reject {seq}"),
         rollback=lambda: log.append("rollback"), save_snippet=lambda n, d: log.append(f"save {n} {d}")))
 
 
@@ -154,14 +156,14 @@ def test_a_card_acts_once_until_the_session_answers() -> None:
     approve.click()
     approve.click()
     c.approve_all.click()
-    assert log == ["approve"]
+    assert log == ["approve 1"]
     assert all(b.disabled for b in c._action_buttons)
     c.refused("stale", retry=False)
     approve.click()
-    assert log == ["approve"] and "stale" in c.message.value, "a disabled button's click is ignored"
+    assert log == ["approve 1"] and "stale" in c.message.value, "a disabled button's click is ignored"
     c.refused("connector missing", retry=True)
     approve.click()
-    assert log == ["approve", "approve"], "a refusal that can be retried re-enables the buttons"
+    assert log == ["approve 1", "approve 1"], "a refusal that can be retried re-enables the buttons"
 
 
 def test_a_finished_card_offers_rollback_and_snippet_where_they_apply() -> None:

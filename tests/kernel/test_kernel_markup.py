@@ -78,8 +78,9 @@ def test_tables_of_hostile_values_are_escaped_and_kept_from_mathjax() -> None:
 
 
 def test_the_card_shows_hostile_calls_and_messages_as_text() -> None:
-    card = ExecutionCard("01ABC", CardActions(approve=lambda: None, reject=lambda seq: None,
-                                              rollback=lambda: None, save_snippet=lambda n, d: None))
+    card = ExecutionCard("01ABC", CardActions(approve_call=lambda seq: None, approve_calls=lambda shown: None,
+                                              reject=lambda seq: None, rollback=lambda: None,
+                                              save_snippet=lambda n, d: None))
     card.show_pending([{"seq": 3, "connector": "<b>x</b>", "method": HOSTILE, "args": {"text": HOSTILE}}])
     card.decided(f"{HOSTILE} approved")
     card.finished("error", can_rollback=False, can_save=False, detail=HOSTILE)

@@ -90,9 +90,9 @@ class Host:
         self.calls.append((what, execution_id))
         self.threads.append(threading.get_ident())
 
-    async def approve(self, execution_id: str) -> dict[str, Any]:
+    async def approve(self, execution_id: str, seq: int | None = None) -> dict[str, Any]:
         self._note("approve", execution_id)
-        return await self.rt.approve(execution_id)
+        return await self.rt.approve(execution_id, seq=seq)
 
     async def reject(self, execution_id: str, seq: int | None) -> bool:
         self._note("reject", execution_id)
