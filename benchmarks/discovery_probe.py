@@ -7,7 +7,8 @@ Loads the six API descriptions and the intents the way ``bench_discovery.py`` do
 reports top-1 / top-5 / paraphrase top-5 on the tuning split (index % 3 != 2) only, and the
 held-out split as two aggregate figures when ``--holdout`` is given (its rows are never
 printed). ``--set`` overrides a constant of ``codemode_kernel.discovery.search`` for the run
-(``--set VERB_FIRST=1.0``), or of another discovery module (``--set cooccurrence.TOP=3``), so a signal
+(``--set VERB_FIRST=1.0``), or of another discovery module (``--set cooccurrence.TOP=3``); a collection
+constant takes comma-separated words (``--set _HOW_MUCH=many,much``; an empty value empties it), so a signal
 can be measured on and off without editing the code; with ``--moved`` (round 15) it lists the tuning
 split's requests (and with ``--dev`` the dev set's) whose rank the overrides change, each with its new first
 result: never the validation set's.
@@ -160,7 +161,13 @@ def constant(item: str) -> tuple[Any, str, Any]:
     if not hasattr(module, name):
         raise SystemExit(f"{module.__name__} has no constant {name}")
     kind = type(getattr(module, name))
-    return module, name, kind(float(value)) if kind in (int, float, bool) else kind(value)
+    if kind in (int, float, bool):
+        return module, name, kind(float(value))
+    if kind in (frozenset, set, tuple, list):
+        # A collection of words: 'a,b,c' (an empty value empties it). kind(value) would make one of the
+        # value's characters and silently switch the feature off (round 18).
+        return module, name, kind(w.strip() for w in value.split(",") if w.strip())
+    return module, name, kind(value)
 
 
 def main() -> None:
