@@ -27,7 +27,8 @@ the call's name picks one.
 
 Approvals stay with people: a ``paused`` outcome goes to the model as it is (it tells the
 model the call waits for a person); the host asks a person, then runs
-``runtime.approve(execution_id)`` and gives the model :func:`outcome_json` of that.
+``runtime.approve(execution_id, seq=pending["seq"])`` (the call the person saw) and gives the
+model :func:`outcome_json` of that.
 """
 
 from __future__ import annotations
