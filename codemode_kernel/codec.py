@@ -292,8 +292,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def storable_text(text: str) -> str:
-    """``text`` with each lone surrogate (see :func:`check_storable`) replaced by U+FFFD, for the
-    text of an error: what the code is told and what the journal keeps are then the same."""
+    """``text`` with each lone surrogate (see :func:`check_storable`) and each NUL (which PostgreSQL's
+    text columns refuse; review 11) replaced by U+FFFD, for the text of an error: what the code is told
+    and what the journal keeps are then the same, on every store."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
     if text.isascii():
         return text
     try:

@@ -64,7 +64,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -405,6 +405,13 @@ def _pass_entries() -> ClauseElement:
             e.c.runtime == bindparam("k_runtime"), e.c.execution_id == bindparam("k_id"))).order_by(e.c.seq)
 
 
+def _entry_state() -> ClauseElement:
+    """The state of the execution's entry ``k_seq``."""
+    e = entries
+    return select(e.c.state).where(and_(
+        e.c.runtime == bindparam("k_runtime"), e.c.execution_id == bindparam("k_id"), e.c.seq == bindparam("k_seq")))
+
+
 def _transition_key(expected: int, fields: Sequence[str], pending: bool = False) -> tuple[Any, ...]:
     return ("transition", expected, tuple(fields), pending)
 
@@ -424,6 +431,7 @@ _PASS_STATEMENTS: list[tuple[Hashable, Callable[[], ClauseElement]]] = [
     ("entries", _entries),
     ("pass_entries", _pass_entries),
     ("settle_pending", _settle_pending),
+    ("entry_state", _entry_state),
     (("set_entry", 1, ("state", "updated_at", "pass_number")), _set_entry(1, ("state", "updated_at", "pass_number"))),
     (_transition_key(1, ("status", "updated_at", "passes"), True), _transition(1, ("status", "updated_at", "passes"),
                                                                               True)),
@@ -584,6 +592,13 @@ def _abandon(conn: Connection) -> None:
             raw.rollback()
 
 
+def _shown_url(url: URL) -> str:
+    """The store's URL as errors name it: the password masked, in the user part and in the query too
+    (libpq and psycopg take ``?password=`` and ``?sslpassword=``; review 11)."""
+    secret = {key: "***" for key in url.query if "password" in key.lower()}
+    return (url.update_query_dict(secret) if secret else url).render_as_string(hide_password=True)
+
+
 def _package_version() -> str:
     try:
         from importlib.metadata import version
@@ -611,7 +626,7 @@ class JournalStore:
         if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") \
                 and not str(parsed.database).startswith("file:"):
             self.sqlite_path = Path(str(parsed.database))
-        self.where = str(self.sqlite_path) if self.sqlite_path else parsed.render_as_string(hide_password=True)
+        self.where = str(self.sqlite_path) if self.sqlite_path else _shown_url(parsed)
         if engine is None:
             is_sqlite = url.startswith("sqlite")
             if is_sqlite:
@@ -998,6 +1013,16 @@ class JournalStore:
             won = bool(self._statement(_transition_key(len(expected), changed, guarded),
                                        _transition(len(expected), changed, guarded)).seen(conn, cursor, params)
                        .rowcount == 1)
+            if won and guarded:
+                # Read again in the claim's transaction, now that it holds the row: on PostgreSQL (READ
+                # COMMITTED) an UPDATE that waited for another host's transaction re-checks the row's status
+                # on its newest version but evaluates the EXISTS on the statement's first snapshot, where
+                # call #k may still be pending although that host approved it and paused on a later call
+                # (review 11). A new statement sees what that host committed; the claim then gives way.
+                state = self._statement("entry_state", _entry_state).seen(conn, cursor, params).fetchone()
+                if state is None or state[0] != "pending":
+                    raw.rollback()
+                    return False
             if won and settle_pending and status in _TERMINAL:
                 # Nothing waits in a finished execution. Settled in the same transaction, so a host that
                 # dies right after a reject or an expiry leaves no pending call behind.
@@ -1236,6 +1261,8 @@ class JournalStore:
 
     @_guarded
     def get_snippet(self, conn: Connection, runtime: str, name: str) -> SnippetRow | None:
+        if "\x00" in name:  # no stored name holds it (PostgreSQL refuses it even as a parameter; review 11)
+            return None
         row = conn.execute(select(snippets).where(and_(snippets.c.runtime == runtime, snippets.c.name == name))
                            ).mappings().first()
         conn.commit()

@@ -984,6 +984,9 @@ class PassHandler:
         state = self.state
         seq = state.next_seq
         state.next_seq += 1
+        if "\x00" in name:  # never journaled (no store keeps it); refused the same way on every pass
+            return {"raise": {"type": "ValueError", "message": (
+                "a step's name cannot contain a NUL character (U+0000); give the step a name without it")}}
         entry = state.journal.get(seq)
         if entry is not None:
             self._check_same(entry, seq, STEP_CONNECTOR, name, "null")

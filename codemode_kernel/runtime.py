@@ -168,6 +168,8 @@ BEGIN_AFTER = 0.01
 #: A pass that starts within this long (seconds) of the runtime's last pass ending comes back to
 #: back: its start is committed while the sandbox starts, as when its code names a connector.
 BACK_TO_BACK = 0.01
+#: The largest call number a store holds (SQLite INTEGER, PostgreSQL bigint); a larger ``seq`` names no call.
+MAX_SEQ = 2**63 - 1
 
 
 class PassStart:
@@ -387,6 +389,10 @@ class CodemodeRuntime:
             return _error_output(execution_id, "ValueTooLarge", (
                 f"the code is {len(code):,} characters; the limit is {codec.MAX_VALUE_CHARS:,}. Pass large data "
                 "by reference (a path or an id), not inline. Nothing was recorded."))
+        if "\x00" in code:  # Python source cannot hold it, nor can a PostgreSQL journal (review 11)
+            return _error_output(execution_id, "SyntaxError", (
+                "the code contains a NUL character (U+0000), which Python source cannot hold; remove it (write "
+                "'\\x00' or chr(0) in a string for the character itself). Nothing was recorded."))
         encoded_inputs: dict[str, Any] = {}
         problem: tuple[str, str] | None = None
         try:
@@ -451,6 +457,11 @@ class CodemodeRuntime:
             return _refused(execution_id, "TypeError", (
                 f"seq must be a call number (an int >= 0, the 'seq' of a pending action), not {clip(repr(seq))}; "
                 "nothing was approved"))
+        if seq is not None and seq > MAX_SEQ:  # no store holds it, so no execution has it (review 11)
+            return _refused(execution_id, "InvalidStateError", (
+                f"seq is larger than any call number (2**63 - 1), so it is not a call of execution {execution_id!r}. "
+                "Nothing was approved. Look at "
+                "the execution's current pending call, if it has one, and decide on that call."))
         with open_journal(self.store, self.name) as j:
             row = j.get_execution(execution_id)
             if row is None:
@@ -631,7 +642,7 @@ class CodemodeRuntime:
                       logs: list[str], error_type: str, message: str, lineno: int | None,
                       traceback: str, folded: PassStart | None = None) -> dict[str, Any]:
         """The pass failed (the host decided it, or the sandbox reported an error)."""
-        text = f"{error_type}: {message}" + (f" (line {lineno})" if lineno else "")
+        text = codec.storable_text(f"{error_type}: {message}" + (f" (line {lineno})" if lineno else ""))
         if catalog.unavailable:  # the reasons themselves are for the author (%connectors), not the model
             text += " " + unavailable_note(catalog.unavailable, self._connectors)
         if not _record_end(j, execution_id, "error", folded, error=text, error_type=error_type, logs=logs,
@@ -729,7 +740,7 @@ class CodemodeRuntime:
         status change (a stale reject of a call approved meanwhile rejects nothing). ``None``
         rejects whatever is pending. True if this caller rejected it; False changed nothing.
         """
-        if seq is not None and (type(seq) is not int or seq < 0):
+        if seq is not None and (type(seq) is not int or not 0 <= seq <= MAX_SEQ):
             return False
         with open_journal(self.store, self.name) as j:
             # The transition settles the pending entries (error 'Rejected') in its transaction.

@@ -33,10 +33,6 @@ async def _state(rt: Any, execution_id: str) -> tuple[str, int, list[tuple[int, 
     return state.status, state.passes, [(e.seq, e.state) for e in state.log]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review 11: a seq beyond the store's integers escapes approve/reject: OverflowError from sqlite3 "
-    "(approve raises, reject raises), StoreError on PostgreSQL (approve: an unrefused 'check that the "
-    "database is reachable' error; reject raises)"))
 @pytest.mark.parametrize("seq", HUGE_SEQS)
 async def test_a_call_number_beyond_the_store_integers_is_refused_as_data(make_runtime: RuntimeFactory,
                                                                           seq: int) -> None:
@@ -113,11 +109,6 @@ class AnotherHostHoldsTheRow:
             self.holding.set()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review 11: on PostgreSQL (READ COMMITTED) the claim's UPDATE re-checks the execution row after it "
-    "waited for another host's transaction, but its EXISTS on the entries is evaluated with the "
-    "statement's first snapshot: a stale reject of call #0 rejects call #1 that its sender never saw, "
-    "and a stale approval of call #0 is not refused (it runs a pass that pauses on call #1 again)"))
 @pytest.mark.parametrize("action", ["approve", "reject"])
 async def test_a_stale_click_that_waited_for_another_host_decides_nothing(
         make_runtime: RuntimeFactory, db_url: str, store_kind: str, action: str) -> None:

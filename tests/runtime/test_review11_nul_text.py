@@ -21,13 +21,6 @@ pytestmark = pytest.mark.anyio
 NUL = "\x00"
 
 
-def _on_postgresql_today(request: pytest.FixtureRequest, store_kind: str, what: str) -> None:
-    if store_kind == "postgresql":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            f"review 11: on PostgreSQL {what} with a NUL character fails the store (DataError), so the pass "
-            "ends as HostError/StoreError instead of its own outcome")))
-
-
 class Echo:
     """A connector whose call fails with the text it is given; ``runs`` counts the calls."""
 
@@ -44,8 +37,7 @@ class Echo:
 
 
 async def test_a_program_exception_with_a_nul_ends_the_execution_as_that_error(
-        make_runtime: RuntimeFactory, request: pytest.FixtureRequest, store_kind: str) -> None:
-    _on_postgresql_today(request, store_kind, "a program's exception message")
+        make_runtime: RuntimeFactory) -> None:
     rt = make_runtime([])
     out = await rt.execute("raise ValueError('a' + chr(0) + 'b')")
     assert out["status"] == "error" and out["error_type"] == "ValueError", out
@@ -54,8 +46,7 @@ async def test_a_program_exception_with_a_nul_ends_the_execution_as_that_error(
 
 
 async def test_a_connector_error_with_a_nul_is_an_error_the_code_can_catch(
-        make_runtime: RuntimeFactory, request: pytest.FixtureRequest, store_kind: str) -> None:
-    _on_postgresql_today(request, store_kind, "a connector's error message")
+        make_runtime: RuntimeFactory) -> None:
     echo = Echo()
     rt = make_runtime([echo.connector()])
     code = ("try:\n    echo.echo(text='x' + chr(0) + 'y')\nexcept Exception as e:\n    caught = str(e)\n"
@@ -68,8 +59,7 @@ async def test_a_connector_error_with_a_nul_is_an_error_the_code_can_catch(
 
 
 async def test_code_with_a_nul_is_refused_as_code_not_as_a_store_failure(
-        make_runtime: RuntimeFactory, request: pytest.FixtureRequest, store_kind: str) -> None:
-    _on_postgresql_today(request, store_kind, "the code")
+        make_runtime: RuntimeFactory) -> None:
     rt = make_runtime([])
     out = await rt.execute(f"x = '{NUL}'\n1")
     assert out["status"] == "error" and out["error_type"] != "StoreError", out
@@ -81,9 +71,8 @@ async def test_code_with_a_nul_is_refused_as_code_not_as_a_store_failure(
     "codemode.describe('a' + chr(0))",          # a target looked up among the snippets
 ])
 async def test_a_nul_in_a_name_the_program_gives_codemode_is_data(
-        make_runtime: RuntimeFactory, request: pytest.FixtureRequest, store_kind: str, code: str) -> None:
+        make_runtime: RuntimeFactory, code: str) -> None:
     """Names the program passes to ``codemode`` reach the store as query parameters or stored text."""
-    _on_postgresql_today(request, store_kind, "a name given to codemode")
     rt = make_runtime([])
     out = await rt.execute(f"r = {code}\n1")
     assert out["status"] == "completed" or out.get("error_type") not in ("HostError", "StoreError"), out

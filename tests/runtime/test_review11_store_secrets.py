@@ -20,9 +20,6 @@ pytestmark = pytest.mark.anyio
 PASSWORD = "r11-query-password-do-not-show"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "review 11: journal.py JournalStore.where = url.render_as_string(hide_password=True) keeps a "
-    "'?password=' query parameter, and StoreError texts carry it to the model"))
 async def test_a_store_failure_never_shows_a_password_given_in_the_url_query(
         make_runtime: RuntimeFactory, db_url: str, store_kind: str, store_sql: StoreSql) -> None:
     if store_kind != "postgresql":
