@@ -288,6 +288,10 @@ PHRASES: Mapping[str, str] = {
     "hang up": "end call", "do not disturb": "dnd snooze", "load balancer": "service", "point of sale": "terminal pos",
     "card reader": "terminal reader", "payment page": "checkout", "customer portal": "portal",
     "user group": "usergroup", "user groups": "usergroup",
+    # Round 18: to fire off a letter or a message is to send it quickly (the dictionaries' phrasal verb). Validation
+    # top-5 58.3 -> 59.4 %, MRR 0.425 -> 0.428, paraphrase top-5 40.4 -> 42.3 %, connector= given 64.6 -> 65.6 %
+    # (top-1 34.4 %); tuning, held out and dev unchanged in every figure. As "send trigger": validation MRR 0.427.
+    "fire off": "send",
 }
 
 # The groups of RELATED whose words stand for one another as verbs (by their first word): "send deliver post dispatch
