@@ -366,25 +366,33 @@ tuning and dev requests hold one, no figure of any set moved. The stemmer taking
 (publicly, automatically, temporarily, permanently meet public, automatic, temporary, permanent; not -ply, -bly):
 tuning 57.4 / 79.5 % -> 56.3 / 78.9 %, validation top-1 33.3 -> 32.3 %, MRR 0.418 -> 0.413 (held-out top-5 67.0 ->
 68.1 %). After RESULT_FIELDS, more in its comment.
-Round 18 (short; nothing kept), measured against tuning 57.4 / 80.0 %, MRR 0.657, held out 42.6 / 69.1 %, dev 41.7 /
-66.7 %, MRR 0.508, validation 34.4 / 58.3 %, MRR 0.425 (paraphrase top-5 40.4 %), each with discovery_probe.py --set and
---moved. Not kept: "#general" read as "channel general" where the request does not say "channel" (round 6 measured it on
-the dev set alone and left it out for want of a source in the API descriptions; Slack's client shows a channel as
-#name): dev 41.7 / 66.7 % -> 42.7 / 69.8 %, MRR 0.508 -> 0.523, paraphrase top-5 61.9 -> 65.1 % ("stop sharing
-#partners-acme ..." 3rd -> 1st, "fix the typo in the announcement I posted in #general ..." 10th -> 3rd, "the
-contractors Okta group should no longer get into #finance" and "bring @maria and @tom into #launch" 10+ -> 4th and 5th),
-tuning and validation unchanged in every figure: a dev-only gain, not kept by the rule. "@maria" read as "user maria"
-(not after a word character: no e-mail address): no figure of any set moved. A display verb (show, view, see, display)
-read as a list when a later word of the request asks for all ("every", "all") or, with it, names many ("history",
-"log"): no tuning or dev request moved ("show the commit history" stays below the 10th: the action is not what keeps it
-out), validation top-1 34.4 -> 33.3 %, MRR 0.425 -> 0.420. The -ing word after a first verb of aspect (start, stop,
-begin, pause, resume, keep, finish, quit, halt, end) read as a noun (roles.py: "start recording an active call"): only
-tuning "halt a recurring plan now" 4th -> 3rd (its adjective), no figure of any set moved. "buy purchase acquire" as a
-lexicon group (Twilio's "Purchase a phone-number"; "buy" is one of the request words no method holds in any spelling):
-no figure of any set moved. _HOW_MUCH without "long" and "often" (the probe's --set could not give a frozenset before
-this round): no figure moved. Found while reading: a method's OpenAPI tags never reach its document (method_document
-sets no tags; the catalog's Tool carries none), so FIELDS' "tags" weighs snippets only; Slack's 174 methods have no body
-either.
+Round 18 (short; kept: "fire off" read as "send", lexicon.PHRASES), measured against tuning 57.4 / 80.0 %, MRR 0.657,
+held out 42.6 / 69.1 %, dev 41.7 / 66.7 %, MRR 0.508, validation 34.4 / 58.3 %, MRR 0.425 (paraphrase top-5 40.4 %),
+each with discovery_probe.py --set and --moved. Not kept: "#general" read as "channel general" where the request does
+not say "channel" (round 6 measured it on the dev set alone and left it out for want of a source in the API
+descriptions; Slack's client shows a channel as #name): dev 41.7 / 66.7 % -> 42.7 / 69.8 %, MRR 0.508 -> 0.523,
+paraphrase top-5 61.9 -> 65.1 % ("stop sharing #partners-acme ..." 3rd -> 1st, "fix the typo in the announcement I
+posted in #general ..." 10th -> 3rd, "the contractors Okta group should no longer get into #finance" and "bring @maria
+and @tom into #launch" 10+ -> 4th and 5th), tuning and validation unchanged in every figure: a dev-only gain, not kept
+by the rule. "@maria" read as "user maria" (not after a word character: no e-mail address): no figure of any set moved.
+A display verb (show, view, see, display) read as a list when a later word of the request asks for all ("every", "all")
+or, with it, names many ("history", "log"): no tuning or dev request moved ("show the commit history" stays below the
+10th: the action is not what keeps it out), validation top-1 34.4 -> 33.3 %, MRR 0.425 -> 0.420. The -ing word after a
+first verb of aspect (start, stop, begin, pause, resume, keep, finish, quit, halt, end) read as a noun (roles.py: "start
+recording an active call"): only tuning "halt a recurring plan now" 4th -> 3rd (its adjective), no figure of any set
+moved. "buy purchase acquire" as a lexicon group (Twilio's "Purchase a phone-number"; "buy" is one of the request words
+no method holds in any spelling): no figure of any set moved. _HOW_MUCH without "long" and "often" (the probe's --set
+could not give a frozenset before this round): no figure moved. Found while reading: a method's OpenAPI tags never reach
+its document (method_document sets no tags; the catalog's Tool carries none), so FIELDS' "tags" weighs snippets only;
+Slack's 174 methods have no body either. After "fire off" (validation 34.4 / 59.4 %, MRR 0.428), not kept: a phrasal
+verb's pronoun object between the verb and its particle ("bring it back", "turn it off") read as the phrase, the pronoun
+after it: alone no figure of any set moved; with "bring back" read as "restore" (round 10 left it out because the
+request split the phrase) dev top-1 41.7 -> 42.7 %, MRR 0.508 -> 0.514 ("I binned that conversation with the landlord by
+mistake, bring it back" 2nd -> 1st), tuning, held out and validation unchanged: a dev-only gain. Nineteen more of the
+dictionaries' phrasal verbs as PHRASES (call off: cancel, take down: remove, tear down: delete, switch off / shut off:
+disable, switch on: enable, kick off: start, opt out / opt in: unsubscribe / subscribe, sign out / log out: revoke, look
+up: lookup, pull up: show, send out / send off: send, give back / pay back: refund, cut off: disconnect, bring back:
+restore), without the pronoun reading: no figure of any set moved.
 """
 
 from __future__ import annotations
