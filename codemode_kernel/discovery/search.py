@@ -397,7 +397,10 @@ the tuning and dev requests), each alone: "star favorite bookmark" a noun group 
 brought nothing): only the whole file's MRR 0.613 -> 0.614; "newsletter" beside "email mail message inbox": tuning 57.4
 -> 58.4 %, MRR 0.657 -> 0.663, dev, held out and validation unchanged (a tuning-only gain); "voicemail" beside
 "recording audio": tuning top-1 57.4 -> 56.8 %, MRR 0.653; "merchant seller vendor": dev MRR 0.508 -> 0.510, nothing
-else moved.
+else moved. A request stem the catalog lacks read in its American spelling where the catalog has that one (-ise/-isation
+-> -ize/-ization, -our -> -or, -lled -> -led, -tre -> -ter, -ogue -> -og, -ence -> -ense: authorise, organisation,
+cancelled, colour, centre, licence, labelled, behaviour meet the APIs' words; only words no posting holds are touched):
+no figure of any set moved.
 """
 
 from __future__ import annotations
