@@ -15,8 +15,6 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from RestrictedPython.transformer import INSPECT_ATTRIBUTES
-
 ReplayPolicy = Literal["log", "reexecute"]
 
 PassEndStatus = Literal["completed", "error", "rejected", "rolled_back", "paused"]
@@ -159,8 +157,15 @@ class Connector:
 
 
 _NON_IDENT = re.compile(r"[^0-9a-zA-Z_]+")
+#: Frame, code, generator and traceback attributes the sandbox's compiler refuses after a dot
+#: (RestrictedPython's ``INSPECT_ATTRIBUTES``, copied: the library's home is the executor's language
+#: module; tests/executor/test_lead11_inspect_names.py checks the copy against it).
+_INSPECT_ATTRIBUTES = frozenset({
+    "ag_await", "ag_code", "ag_frame", "co_code", "cr_await", "cr_code", "cr_frame", "cr_origin", "f_back",
+    "f_builtins", "f_code", "f_generator", "f_globals", "f_locals", "f_trace", "gi_code", "gi_frame",
+    "gi_yieldfrom", "tb_frame", "tb_next"})
 #: Names the sandbox's compiler refuses as a method (``conn.f_back(...)``) or uses itself.
-_REFUSED_NAMES = frozenset({"print", "printed", *INSPECT_ATTRIBUTES})
+_REFUSED_NAMES = frozenset({"print", "printed", *_INSPECT_ATTRIBUTES})
 
 
 def sanitize_identifier(name: str) -> str:

@@ -402,6 +402,8 @@ class CodemodeApi:
         session = self._runner().session
         if not callable(fn):
             raise TypeError("codemode.step(name, fn) needs a function of no arguments, e.g. lambda: time.time()")
+        if "\x00" in str(name):  # no journal keeps it (PostgreSQL refuses it): refused before it takes a call number
+            raise ValueError("a step's name cannot contain a NUL character (U+0000); give the step a name without it")
         reply = session.local_replay(STEP_METHOD_CONNECTOR, str(name), None) or \
             session.ask({"op": "step", "name": str(name)})
         if not reply.get("run"):

@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
-from codemode_kernel.connectors.base import Connector, Tool, sanitize_identifier
+from codemode_kernel.connectors.base import _INSPECT_ATTRIBUTES, Connector, Tool, sanitize_identifier
+
+
+def test_the_copy_is_the_library_s_list() -> None:
+    """It is an error if connectors.base's copy of the refused names differs from RestrictedPython's."""
+    assert frozenset(INSPECT_ATTRIBUTES) == _INSPECT_ATTRIBUTES
 
 
 @pytest.mark.parametrize("name", sorted(INSPECT_ATTRIBUTES))
