@@ -260,6 +260,15 @@ class WarmPool:
     faster than one worker refills: for :data:`BURST_HOLD` seconds the pool keeps ``burst`` more
     (a launcher that forks workers cheaply has one; spawning has none), so the next pass
     finds one ready while the one after it is being started.
+
+    The first pass of a pool that was never filled (a runtime not warmed up) finds none too,
+    but that is a cold start, not a burst (s11q, issue 12): a burst's refills skip the zygote
+    child's idle warm-up, and passes spaced 50 ms apart in the 2 s after it took unwarmed
+    children, kept two deep (each ~215 ms old at its take), with 170-301 copy-on-write faults
+    in the pass against ~44 and code sent to report 1.43-1.85 ms against 0.75-0.93 for the
+    executor alone (``benchmarks/s11q_sched.py --cold``, 6 of 6 rounds, load ~2.4).
+    ``bench_runtime.pass_ms`` runs 50 passes from a cold runtime: 50 ms apart, ~3/4 of them
+    fell in that burst.
     """
 
     def __init__(self, launcher: Launcher, config: Callable[[], dict[str, Any]], size: int) -> None:
@@ -275,6 +284,7 @@ class WarmPool:
         self._closing = False
         self._due = 0.0  # the pool thread starts no worker before this time (monotonic)
         self._burst_until = 0.0  # keep Launcher.burst extra workers until then (monotonic)
+        self._served = False  # a worker was handed out (a take that finds none after that is a burst)
         self._finalizer = weakref.finalize(self, _kill_all, self._idle, self._dead)
 
     def _start(self, for_pass: bool = False) -> WorkerProcess:
@@ -293,11 +303,16 @@ class WarmPool:
                         self._burst_until = now + BURST_HOLD
                     bursting = now < self._burst_until and getattr(self.launcher, "burst", 0) > 0
                     self._due = now + (0.0 if bursting else self.launcher.refill_delay)
+                    self._served = True
                     self._wake()
                     return worker
                 worker.close()
                 self._dead.append(worker)
-            self._burst_until = time.monotonic() + BURST_HOLD  # none was left for this pass
+            if self._served:  # none was left for this pass
+                self._burst_until = time.monotonic() + BURST_HOLD
+            # else a cold pool's first pass (none was ever started: a runtime not warmed up): not a
+            # burst, and its refill is a warmed worker (s11q, issue 12: see the class's docstring)
+            self._served = True
             self._wake()
         return self._start(for_pass=True)
 
