@@ -176,6 +176,8 @@ async def run(gap_ms: float, passes: int) -> dict[str, Any]:
         mark = Marks()
         undo = instrument(rt, store, mark)
         try:
+            # Both warmed up: a pool's first pass finding no worker kept 2 s of unwarmed workers (s11q)
+            await rt.executor.warm_up()  # type: ignore[attr-defined]
             await rt.execute("1")
             await alone.warm_up()
             await alone.execute("1", {}, host=noop_host)
@@ -268,6 +270,7 @@ async def paired(gap_ms: float, passes: int, code: str = "1 + 1") -> dict[str, A
                                           executor=SubprocessExecutor()) for name in ("overlapped", "now")}
         try:
             for rt in runtimes.values():
+                await rt.executor.warm_up()  # type: ignore[attr-defined]
                 await rt.execute("1")
             samples: dict[str, list[float]] = {name: [] for name in runtimes}
             for i in range(passes):

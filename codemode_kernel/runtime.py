@@ -82,6 +82,28 @@ at this load the worker's run swings by 2x from run to run, and the runtime's sh
 to cut is the ~0.6 ms above, which earlier rounds (s8_pass, s9_pass, above) have cut to code paths
 that no longer show a signal one by one. A SQLite WAL checkpoint (two fsyncs, in whichever commit
 crosses 1,000 pages) was looked at as well: journal.py's ``_sqlite_pragmas`` records why it stays.
+The worker's run, measured with the scheduler's view (s11q, ``benchmarks/s11q_sched.py``: each
+pass's worker's ``/proc/<pid>/schedstat`` and page faults at the take and at the kill, and the code
+sent to the report read, runtime and executor alone interleaved pass by pass, 6 rounds of 30 passes
+a gap, load 1.6-2.8). What made the runtime's worker slower than the executor alone's was not the
+runtime: the executor alone was warmed up and the runtime was not, and a pool's first pass that
+found no worker started a 2 s burst (``pool.WarmPool``): unwarmed zygote children, two kept, so 50
+ms apart half of a round's passes took a child ~215 ms old with 170-301 copy-on-write faults (5 of
+6 rounds; alone ~44): code sent to report 1.43-1.85 ms against 0.75-0.93, the worker's CPU in the
+pass 0.59-1.45 ms against 0.54-0.72 (6 of 6 rounds, load ~2.4). ``bench_runtime.pass_ms`` starts
+cold too (50 passes: ~3/4 of them 50 ms apart fell in that burst); the pool no longer bursts at a
+cold start. Both warmed up, the alone pass given the runtime's namespaces and an output callback:
+200 ms apart code sent to report 1,071 / 919 / 935 / 984 / 1,042 / 1,006 against 905 / 1,481 /
+1,039 / 949 / 1,104 / 978 us (slower in 3 of 6), the worker's CPU 660-744 against 610-734 us, its
+wait for a CPU 126-158 against 36-178 us (one time slice each), faults 41-45 against 37-46; 50 ms
+apart 1,021 / 1,234 / 909 / 913 / 946 against 1,188 / 1,076 / 884 / 1,060 / 1,125 us (slower in 2
+of 5; a sixth round's code-sent mark came late): the worker's run through the runtime is the
+executor's, and the runtime's wall above the executor's (200 ms apart +0.42 to +1.31 ms in 5 of 6
+rounds, 50 ms apart +0.16 to +0.99) is its own loop-thread work above, with the load's noise. Back
+to back both pools burst: the worker waited for a CPU 112-961 us through the runtime against
+64-916 alone (longer in 4 of 6 rounds: the start's commit overlaps it, as :class:`PassStart` says)
+and its code sent to report went both ways (slower in 3 of 6). The worker runs on the loop thread's
+CPU alike in both (at the report, 27-93 % of passes).
 """
 
 from __future__ import annotations
