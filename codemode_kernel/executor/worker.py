@@ -39,24 +39,23 @@ once, worker CPU 71.2 -> 52.5 µs a call (6 of 6), 2,698 -> 3,537 calls/s (5 of 
 calls through the runtime (SQLite file), worker CPU 93.1 -> 84.1 µs (5 of 6), 919 -> 1,006 calls/s
 (4 of 6).
 
-The reply's spin (``PipeChannel.SPIN``: after a request, poll the pipe for up to 0.3 ms before the
-blocking read, turned off for 64 requests after a miss) is gone: the worker blocks in its read at once
-(s11w). Earlier rounds left it undecided (2 rounds at load 2.4-4.0, SPIN 0.3 / 0.05 / 0 ms: worker CPU
-per journaled async call 80.7 / 79.0 / 72.9 and 110.4 / 85.9 / 77.4 µs, rates swinging 2-4x; and
-channel.py's log: no worker spin, 6 rounds at load 2-5, the at-once round trip 10,144 -> 8,284/s,
-async 3,267 -> 3,338/s, sync 2,126 -> 2,886/s). Settled with paired rounds from clean trees
-(``benchmarks/s11w_ab.py``, s10w_worker.py's round / journal / jsync, 3,000 calls, median of 3 a round,
-the order of the trees alternating). SPIN 0.3 ms (29af984) / 0.05 ms / 0, 6 rounds at load 4.7-7.7:
-worker CPU a call with a host that answers at once 30.2 / 26.5 / 23.8 µs (0 below 0.3 ms in 5 of 6),
-journaled async 59.5 / 51.6 / 54.3 µs (5 of 6), sync 60.4 / 57.6 / 48.0 µs (3 of 6); calls/s 5,856 /
-10,010 / 8,875 (4 of 6), 1,413 / 1,464 / 1,527 (3 of 6), 1,596 / 1,728 / 1,701 (3 of 6). The spin
-removed (this code) against 29af984, 6 rounds at load 5.4-6.6: worker CPU 30.3 -> 25.9 µs a call
-(lower in 6 of 6), journaled async 53.3 -> 51.6 (5 of 6), sync 55.1 -> 50.2 (4 of 6); calls/s 5,452 ->
-6,511 (higher in 3 of 6), async 1,709 -> 1,475 (4 of 6), sync 1,476 -> 1,589 (4 of 6). The worker's CPU
-drops in every figure and no rate drops in most rounds; at this machine's usual load the spin was
-mostly backed off, and each miss that turned it off had spun its 0.3 ms of selects. Only at a lower
-load (2-5, channel.py's 10,144 -> 8,284/s) did the spin once give a faster round trip; not what this
-machine's load gives now.
+Measured and not decided (2 rounds only, load 2.4-4.0; ``SPIN`` at 0.3 ms, 0.05 ms and 0, 3,000
+calls, medians of 3): worker CPU per journaled async call 80.7 / 79.0 / 72.9 and 110.4 / 85.9 / 77.4
+µs, calls/s 2,019 / 1,243 / 3,032 and 683 / 1,329 / 2,589; sync 72.9 / 80.1 / 68.1 and 89.4 / 79.7 /
+83.9 µs; a host that answers at once 50.8 / 47.2 / 48.5 and 56.3 / 57.1 / 61.9 µs, 5,944 / 8,018 /
+10,718 and 4,257 / 4,367 / 6,793 calls/s. At that load the spin is off most of the time
+(``SPIN_BACKOFF``) and the rates swing 2-4x between runs: the question of the spin on a quiet machine
+is open (channel.py's log has the earlier rounds).
+
+Session 11 removed the spin (c5c02e0: at load 4.7-7.7 the worker's CPU per call fell in every figure,
+e.g. 30.3 -> 25.9 us with a host answering at once, and no rate fell in most rounds) and restored it the
+same day: on a quiet machine (load 0.0-1.0, the notebook's usual case) make bench's at-once round trip
+went from 49.5 us to 425 us (raw pipe anchor 56.7 us in that run), and paired runs of
+bench_executor.call_round_trip (3,000 calls, quiet) gave a median gap of 28.3 / 28.4 us (29af984, with the
+spin) against 85.9 / 130.7 us (without), and 31.0 / 23.8 us with the spin restored on top of the session's
+other changes: each blocking read costs a cross-CPU wake-up (~25-35 us on these VMs), which the spin
+avoids when the host answers within 0.3 ms. The spin backs off under load (SPIN_BACKOFF), which is where
+the removal's CPU saving came from.
 """
 
 from __future__ import annotations
@@ -64,8 +63,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
@@ -159,10 +160,23 @@ def loads_line(line: bytes) -> Any:
 class PipeChannel:
     """The sandbox's :class:`~codemode_kernel.executor.sandbox.Channel` over the worker's pipes."""
 
+    #: Seconds to poll for the reply before blocking. A blocked worker woken on an idle
+    #: (virtual) CPU takes tens of µs to run again, as long as the whole round trip; most
+    #: replies come within this window. Costs at most this much CPU per slow call.
+    SPIN = 0.0003
+    #: Requests that block at once after a reply that did not come within ``SPIN``. On a busy
+    #: machine (every core taken) the reply is late and the spinning worker takes CPU time from
+    #: the host that is answering it: with the spin on every call, journaled calls ran at half
+    #: the rate they reach without it (load 10 on 2 cores, issue 12). So a miss turns the spin
+    #: off for this many requests, and a hit keeps it on.
+    SPIN_BACKOFF = 64
+
     def __init__(self, reader: IO[bytes], writer: IO[bytes]) -> None:
         self.reader = reader
         self.writer = writer
+        self.fd = reader.fileno()
         self.out = writer.fileno()
+        self.skip_spin = 0
         writer.flush()  # lines go to the fd itself from here (see write)
 
     def write(self, data: bytes) -> None:
@@ -176,7 +190,16 @@ class PipeChannel:
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         self.write(dumps_line(message))
-        # Blocks at once: no spin for the reply (the design log at the top has the figures).
+        # Each reply is one line and nothing else arrives meanwhile, so the buffered reader
+        # holds nothing here and the fd tells whether the reply is in.
+        if self.skip_spin:
+            self.skip_spin -= 1
+        else:
+            deadline = time.perf_counter() + self.SPIN
+            while not select.select((self.fd,), (), (), 0)[0]:
+                if time.perf_counter() >= deadline:
+                    self.skip_spin = self.SPIN_BACKOFF
+                    break
         line = self.reader.readline()
         if not line:  # the host is gone or ended the pass: nothing left to do
             os._exit(0)
