@@ -104,3 +104,22 @@ def notes_connector() -> ToolSetConnector:
         return list(store)
 
     return ToolSetConnector([add_note, list_notes], name="notes", requires_approval={"add_note"})
+
+
+#: Two calls of :class:`Ledger`'s approval-needing action: a pass pauses on call #0, then on call #1.
+LEDGER_TWO_ADDS = "a = ledger.add(text='A')\nb = ledger.add(text='B')\n[a['text'], b['text']]"
+
+
+class Ledger:
+    """A connector ``ledger`` whose one action, ``add``, needs approval; ``done`` lists every call that really ran."""
+
+    def __init__(self) -> None:
+        self.done: list[str] = []
+
+    def connector(self) -> ToolSetConnector:
+        def add(text: str) -> dict[str, Any]:
+            """Add an entry."""
+            self.done.append(text)
+            return {"text": text}
+
+        return ToolSetConnector([add], name="ledger", requires_approval={"add"})

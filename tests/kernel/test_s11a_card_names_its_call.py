@@ -13,38 +13,18 @@ import asyncio
 import html
 import re
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import ipywidgets as w
 import pytest
 
-from codemode_kernel import ToolSetConnector
 from codemode_kernel.kernel.magics import Magics
 from codemode_kernel.kernel.output import RecordingSink
 from codemode_kernel.kernel.session import NotebookSession
 from codemode_kernel.kernel.widgets import ExecutionCard
+from tests.support import LEDGER_TWO_ADDS, Ledger
 
 pytestmark = pytest.mark.anyio
-
-TWO = "a = ledger.add(text='A')\nb = ledger.add(text='B')\n[a['text'], b['text']]"
-
-
-@dataclass
-class Ledger:
-    """A connector whose one action needs approval; ``done`` lists every call that really ran."""
-
-    done: list[str] = field(default_factory=list)
-
-    def connector(self) -> ToolSetConnector:
-        def add(text: str) -> dict[str, Any]:
-            """Add an entry."""
-            self.done.append(text)
-            return {"text": text}
-
-        return ToolSetConnector([add], name="ledger", requires_approval={"add"})
-
 
 def open_session(folder: Path, ledger: Ledger) -> NotebookSession:
     (folder / "codemode.toml").write_text('[executor]\nkind = "inprocess"\n')
@@ -87,7 +67,7 @@ def rows(card: ExecutionCard) -> list[tuple[str, w.Button, w.Button]]:
 
 
 async def paused_card(session: NotebookSession) -> tuple[str, ExecutionCard]:
-    outcome = await session.run_code(TWO, RecordingSink(), 1)
+    outcome = await session.run_code(LEDGER_TWO_ADDS, RecordingSink(), 1)
     eid = str(outcome.execution_id)
     card = session.records[eid].card
     assert card is not None
@@ -154,7 +134,7 @@ async def test_approve_all_approves_only_the_calls_listed_when_clicked(
     assert [title for title, _, _ in rows(card)] == ["ledger.add call #1"]
 
     # A listed call with other arguments than the one the execution now waits on is not approved.
-    again = await first.run_code(TWO, RecordingSink(), 2)
+    again = await first.run_code(LEDGER_TWO_ADDS, RecordingSink(), 2)
     eid2 = str(again.execution_id)
     (shown,) = first.records[eid2].pending
     not_b = {**shown, "seq": 1, "args": {"text": "not B"}}
@@ -163,7 +143,7 @@ async def test_approve_all_approves_only_the_calls_listed_when_clicked(
     assert ledger.done == ["A", "A"]
 
     # Both listed as they are: both approved, in order.
-    third = await first.run_code(TWO, RecordingSink(), 3)
+    third = await first.run_code(LEDGER_TWO_ADDS, RecordingSink(), 3)
     eid3 = str(third.execution_id)
     mine = first.records[eid3].pending[0]
     nxt = {**mine, "seq": 1, "args": {"text": "B"}}

@@ -8,35 +8,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from codemode_kernel import ToolSetConnector
 from codemode_kernel.kernel.output import RecordingSink
 from codemode_kernel.kernel.panel import PanelChannel
 from codemode_kernel.kernel.session import NotebookSession
 from tests.panel.conftest import FakeComm, FakeCommManager, Panel
+from tests.support import LEDGER_TWO_ADDS, Ledger
 
 pytestmark = pytest.mark.anyio
-
-TWO = "a = ledger.add(text='A')\nb = ledger.add(text='B')\n[a['text'], b['text']]"
-
-
-@dataclass
-class Ledger:
-    done: list[str] = field(default_factory=list)
-
-    def connector(self) -> ToolSetConnector:
-        def add(text: str) -> dict[str, Any]:
-            """Add an entry."""
-            self.done.append(text)
-            return {"text": text}
-
-        return ToolSetConnector([add], name="ledger", requires_approval={"add"})
-
 
 @dataclass
 class Lab:
@@ -49,7 +32,7 @@ class Lab:
         return Panel(self.channel, self.manager.open(PanelChannel.target_name, FakeComm(comm_id)))
 
     async def paused(self) -> str:
-        outcome = await self.session.run_code(TWO, RecordingSink(), 1)
+        outcome = await self.session.run_code(LEDGER_TWO_ADDS, RecordingSink(), 1)
         return str(outcome.execution_id)
 
 
