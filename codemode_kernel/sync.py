@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine, Iterable
+from collections.abc import Coroutine, Iterable, Mapping
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -39,8 +39,13 @@ class SyncRuntime:
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
-    def execute(self, code: str, *, on_output: OutputCallback | None = None) -> dict[str, Any]:
-        return self._run(self.runtime.execute(code, on_output=on_output))
+    def execute(self, code: str, *, inputs: Mapping[str, Any] | None = None,
+                on_output: OutputCallback | None = None, capture_variables: bool = False) -> dict[str, Any]:
+        """:meth:`CodemodeRuntime.execute`: ``inputs`` are top-level names the code sees (recorded, so a
+        replay sees the same values); ``capture_variables`` adds the serializable top-level names the
+        code assigned to the output (``"variables"``)."""
+        return self._run(self.runtime.execute(code, inputs=inputs, on_output=on_output,
+                                              capture_variables=capture_variables))
 
     def approve(self, execution_id: str, *, seq: int | None = None,
                 on_output: OutputCallback | None = None) -> dict[str, Any]:
