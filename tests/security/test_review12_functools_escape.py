@@ -100,3 +100,33 @@ async def test_functools_cannot_poison_a_shared_module() -> None:
     finally:
         json.dumps = original
         await ex.aclose()
+
+
+# functools.singledispatch's register() reads a function's annotations with typing.get_type_hints, which
+# evaluates a string annotation with plain eval() in the function's globals: unrestricted code.
+ANNOTATION = '''
+leak = []
+def f(x: "(leak.append([c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0]"
+         ".__init__.__globals__['environ'].get({env!r}, 'escaped')), int)[1]"):
+    pass
+try:
+    functools.{how}
+except Exception as e:
+    leak.append('refused')
+leak
+'''
+
+DISPATCH = {
+    "singledispatch": "singledispatch(len).register(f)",
+    "singledispatchmethod": "singledispatchmethod(len).register(f)",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="review 12: functools.singledispatch(...).register(f) evaluates f's string "
+                                       "annotations with plain eval (typing.get_type_hints)")
+@pytest.mark.parametrize("how", DISPATCH.values(), ids=DISPATCH.keys())
+async def test_functools_does_not_evaluate_an_annotation_unrestricted(executor: Any, how: str) -> None:
+    """It is an error if a string annotation runs as unrestricted code (a class walk to os.environ)."""
+    out = await executor.execute(ANNOTATION.format(how=how, env=SECRET_ENV), {}, host=RecordingHost())
+    assert out.error is not None or not any(x in (SECRET, "escaped") for x in (out.result or [])), out.result
+    assert SECRET not in repr(out)
