@@ -22,6 +22,13 @@ Design log:
   the old and the new module alternating 15 times (300 compiles each), load 8: ``1 + 1`` 82.4 ->
   38.9 µs, a loop with ``+=`` and a subscript write 541 -> 411 µs, a call and a comprehension 260 ->
   190 µs (lower in 15, 14 and 14 of 15).
+- ``_getitem_`` loads are inlined back to plain subscripts (``_FastGuards.visit_Call``) while the
+  guard is RestrictedPython's ``default_guarded_getitem``, checked to be ``ob[index]`` on its bytecode
+  (``GETITEM_IS_PLAIN``; s12s, issue 12). Same values, errors and evaluation order
+  (tests/executor/test_review12_subscripts.py, 45 cases on both executors). A loop of subscript reads
+  (``t += a[i] + a[i - 1]``, 200,000 times, CPU time in one process, medians of 9), 4 alternating runs
+  at load 6.6-7.9: sandbox / plain exec 1.36, 1.26, 1.48, 1.32 -> 0.97, 0.99, 0.97, 0.97. The sieve
+  of ``bench_executor`` reads a subscript only in its outer loop: its cost is the write check below.
 - The ``_getattr_`` guard takes a short way for the connector proxy (``PLAIN_ATTRIBUTE_TYPES``):
   every attribute of it not starting with '_' is a method proxy or its name, so only the name's
   checks apply (same values and errors for every name: tests/executor/test_s10w_call_path.py).
@@ -148,15 +155,55 @@ _AUG_OPS: dict[str, type[ast.operator]] = {
 }
 
 
+def _plain_getitem(ob: Any, index: Any) -> Any:
+    return ob[index]
+
+
+_CODE_KIND = 0xFFFF  # the code's own flags (varargs, generator, ...); the bits above are __future__ imports
+
+
+def _is_plain_getitem(fn: Any) -> bool:
+    """Whether ``fn`` is exactly :func:`_plain_getitem`: the same bytecode, constants and names, and
+    nothing bound to it (no defaults, no closure)."""
+    code, plain = getattr(fn, "__code__", None), _plain_getitem.__code__
+    return (isinstance(code, CodeType) and code.co_code == plain.co_code and code.co_consts == plain.co_consts
+            and code.co_names == plain.co_names and code.co_argcount == plain.co_argcount
+            and code.co_kwonlyargcount == 0 and code.co_flags & _CODE_KIND == plain.co_flags & _CODE_KIND
+            and not getattr(fn, "__defaults__", None) and not getattr(fn, "__kwdefaults__", None)
+            and not getattr(fn, "__closure__", None))
+
+
+#: The ``_getitem_`` guard every pass's globals hold (:func:`guard_globals`).
+GETITEM_GUARD: Callable[[Any, Any], Any] = default_guarded_getitem
+#: Whether that guard is the plain subscript ``ob[index]`` (RestrictedPython 9.0's
+#: ``default_guarded_getitem`` is, comment and all): only then does :class:`_FastGuards` inline it.
+#: Checked on the bytecode, so a later RestrictedPython whose default grows a check keeps its calls.
+GETITEM_IS_PLAIN = _is_plain_getitem(GETITEM_GUARD)
+
+
 class _FastGuards(ast.NodeTransformer):
     """Inline, in the *checked* tree, the guard calls whose policy here is the plain operation.
 
     ``_inplacevar_`` is exactly ``operator.i<op>`` (see :func:`_inplacevar`), so
     ``x = _inplacevar_('+=', x, y)`` becomes ``x += y`` again; ``_write_(name)[k] = v``
     skips the guard call when ``type(name)`` is one :func:`_write_guard` passes unchanged.
+    ``_getitem_(ob, index)`` becomes ``ob[index]`` again when the guard is the plain subscript
+    (:data:`GETITEM_IS_PLAIN`): RestrictedPython hands the subscript's own slice node (an
+    ``ast.Slice``, a tuple of them, a starred key) to the call, so the subscript rebuilt from it
+    evaluates the same operands in the same order and raises the same errors; only the guard's
+    Python frame is gone (tracebacks show the cell's frames only). ``_getitem_`` cannot be named
+    by cell code (a name starting with '_'), so every such call is RestrictedPython's.
     Same behaviour, but a Python call less per operation: a pure-Python loop ran ~3x slower
     than plain CPython with the calls (issue 3 asks for at most 3x).
     """
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        func = node.func
+        if (GETITEM_IS_PLAIN and isinstance(func, ast.Name) and func.id == "_getitem_" and len(node.args) == 2
+                and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)):
+            return ast.copy_location(ast.Subscript(value=node.args[0], slice=node.args[1], ctx=ast.Load()), node)
+        return node
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         self.generic_visit(node)
@@ -220,7 +267,7 @@ def compile_cell(source: str, filename: str = CELL_FILENAME) -> CodeType:
     # Each rewriter walks the whole tree (~15 µs for `1 + 1`, more for longer cells, issue 12), and
     # each has nothing to do in a cell whose text lacks what it rewrites: a Return node needs the
     # keyword `return` in the source; the guard calls _FastGuards inlines come from an augmented
-    # assignment (its operator ends in "=") or a subscript written or deleted (a "[").
+    # assignment (its operator ends in "=") or a subscript read, written or deleted (a "[").
     if "return" in source:
         tree = _TopLevelRewriter().visit(tree)
     if "=" in source or "[" in source:
@@ -401,7 +448,7 @@ def guard_globals(print_collector: Any) -> dict[str, Any]:
         "__codemode_type__": type,
         "__codemode_writable__": _WRITABLE,
         "_getattr_": _guarded_getattr,
-        "_getitem_": default_guarded_getitem,
+        "_getitem_": GETITEM_GUARD,
         "_getiter_": iter,
         "_write_": _write_guard,
         "_inplacevar_": _inplacevar,
