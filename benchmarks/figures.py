@@ -3,17 +3,33 @@
 The shared command-line shape (``make bench`` relies on it): ``bench_<name>.py --json`` prints one
 JSON object on stdout, ``{"benchmark": name, "figures": [...], ...}``, and its progress on stderr;
 without ``--json`` it prints the same figures for people. ``--quick`` makes fewer repeats.
+
+A figure shows its spread, not only its median (issue 12's reporting): on these 2-CPU VMs a
+figure's draws are often bimodal (where the scheduler puts two processes that talk to each other;
+the journaled calls/s of the same tree went 1,692-2,675/s and 1,915-3,934/s minutes apart) and the
+anchors moved 2-3x between runs. So a figure carries
+
+- the min-max of its samples and of its anchor's;
+- ``paired``: sample *i* and anchor sample *i* were measured in the same round, one right after
+  the other (the benchmark interleaves them: ours, the anchor, ours, ...). The ratio is then the
+  median of the per-round ratios, with their min-max: a round's load hits both sides of its ratio
+  alike, where a median of ours over a median of anchors taken minutes apart mixes two machine
+  states. Unpaired figures keep median over median;
+- ``modes``: when the sorted samples fall into two groups (see :func:`modes`), how many rounds were
+  in the fast one and the median of each: a median of a bimodal figure says which mode won the
+  majority, not how fast the code is.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 
@@ -31,6 +47,19 @@ class Figure:
     target: str | None = None     # the issue's target, as text ("≤ 2 ms")
     note: str = ""
     load: float = field(default_factory=lambda: os.getloadavg()[0])  # 1-minute load when it was taken
+    paired: bool = False          # samples[i] and anchor_samples[i] were measured in the same round
+
+    def __post_init__(self) -> None:
+        if self.paired and len(self.samples) != len(self.anchor_samples):
+            raise ValueError(f"{self.name}: a paired figure needs one anchor sample per sample "
+                             f"({len(self.samples)} samples, {len(self.anchor_samples)} anchor samples)")
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Figure:
+        """The figure :meth:`to_json` wrote (what it derived is derived again; keys it did not write
+        then, as in an older saved run, take their defaults)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
 
     @property
     def value(self) -> float:
@@ -41,24 +70,106 @@ class Figure:
         return statistics.median(self.anchor_samples) if self.anchor_samples else None
 
     @property
-    def ratio(self) -> float | None:
-        """How many times the anchor's cost this figure is (above 1: slower than the anchor)."""
-        anchor = self.anchor_value
-        if anchor is None or anchor == 0 or self.value == 0:
+    def spread(self) -> tuple[float, float]:
+        """The least and the greatest sample."""
+        return min(self.samples), max(self.samples)
+
+    @property
+    def anchor_spread(self) -> tuple[float, float] | None:
+        return (min(self.anchor_samples), max(self.anchor_samples)) if self.anchor_samples else None
+
+    def _cost(self, ours: float, anchor: float) -> float | None:
+        if anchor == 0 or ours == 0:
             return None
-        return self.value / anchor if self.better == "lower" else anchor / self.value
+        return ours / anchor if self.better == "lower" else anchor / ours
+
+    @property
+    def ratios(self) -> list[float] | None:
+        """A paired figure's ratio in each round (``None`` when it is not paired)."""
+        if not self.paired:
+            return None
+        costs = [self._cost(ours, anchor) for ours, anchor in zip(self.samples, self.anchor_samples, strict=True)]
+        return [c for c in costs if c is not None] or None
+
+    @property
+    def ratio(self) -> float | None:
+        """How many times the anchor's cost this figure is (above 1: slower than the anchor): the
+        median of the rounds' ratios when paired, else the median over the anchor's median."""
+        if self.paired:
+            ratios = self.ratios
+            return statistics.median(ratios) if ratios else None
+        anchor = self.anchor_value
+        return None if anchor is None else self._cost(self.value, anchor)
+
+    @property
+    def ratio_spread(self) -> tuple[float, float] | None:
+        """The least and the greatest of a paired figure's per-round ratios."""
+        ratios = self.ratios
+        return (min(ratios), max(ratios)) if ratios else None
+
+    @property
+    def modes(self) -> Modes | None:
+        return modes(self.samples, self.better)
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "value": self.value, "anchor_value": self.anchor_value, "ratio": self.ratio}
+        found = self.modes
+        return {**asdict(self), "value": self.value, "anchor_value": self.anchor_value, "ratio": self.ratio,
+                "spread": self.spread, "anchor_spread": self.anchor_spread, "ratios": self.ratios,
+                "ratio_spread": self.ratio_spread, "modes": asdict(found) if found else None}
 
     def line(self) -> str:
+        low, high = self.spread
+        ours = f"{fmt(self.value, self.unit)} (median of {len(self.samples)}, {span(low, high, self.unit)})"
         anchor = ""
         if self.anchor_value is not None:
             anchor = f"   {self.anchor}: {fmt(self.anchor_value, self.unit)}"
             if self.ratio is not None:
-                anchor += f" ({self.ratio:.2f}× its cost)"
+                anchor += f" ({self.ratio:.2f}× its cost"
+                if self.ratio_spread is not None:
+                    anchor += f", rounds {self.ratio_spread[0]:.2f}–{self.ratio_spread[1]:.2f}×"
+                anchor += ")"
+        found = self.modes
+        split = f"   {found.text(self.unit)}" if found else ""
         target = f"   target {self.target}" if self.target else ""
-        return f"  {self.name}: {fmt(self.value, self.unit)} (median of {len(self.samples)}){anchor}{target}"
+        return f"  {self.name}: {ours}{anchor}{split}{target}"
+
+
+# Two groups of samples are two modes when the widest step between neighbouring sorted samples is
+# at least MODE_GAP (as a ratio) and wider than the spread inside either group: 1.4, 1.4, 1.5 | 2.0,
+# 2.1 ms is two modes (a step of 1.33x, groups of 1.07x and 1.05x); 2,632 ... 5,746/s in steps of at
+# most 1.21x is one wide mode. A lone sample beyond the step is a mode of one round.
+MODE_GAP = 1.25
+MODE_ROUNDS = 5
+
+
+@dataclass(frozen=True)
+class Modes:
+    """Samples that fell into a fast and a slow group."""
+
+    fast: int            # rounds in the fast group
+    rounds: int
+    fast_value: float    # the median of each group
+    slow_value: float
+
+    def text(self, unit: str) -> str:
+        return (f"2 modes: {self.fast} of {self.rounds} fast (median {fmt(self.fast_value, unit)}), "
+                f"{self.rounds - self.fast} slow ({fmt(self.slow_value, unit)})")
+
+
+def modes(samples: Sequence[float], better: str = "lower") -> Modes | None:
+    """The fast and slow groups of ``samples`` if they form two modes (see ``MODE_GAP``), else ``None``.
+    Needs at least ``MODE_ROUNDS`` positive samples: of three, one is always furthest from the others."""
+    values = sorted(samples)
+    if len(values) < MODE_ROUNDS or values[0] <= 0:
+        return None
+    steps = [b / a for a, b in itertools.pairwise(values)]
+    cut = max(range(len(steps)), key=steps.__getitem__)
+    low, high = values[: cut + 1], values[cut + 1:]
+    inside = max(low[-1] / low[0], high[-1] / high[0])
+    if steps[cut] < MODE_GAP or steps[cut] <= inside:
+        return None
+    fast, slow = (low, high) if better == "lower" else (high, low)
+    return Modes(len(fast), len(values), statistics.median(fast), statistics.median(slow))
 
 
 def fmt(value: float, unit: str) -> str:
@@ -67,6 +178,11 @@ def fmt(value: float, unit: str) -> str:
     if abs(value) >= 100:
         return f"{value:,.0f} {unit}"
     return f"{value:.3g} {unit}" if abs(value) < 10 else f"{value:.1f} {unit}"
+
+
+def span(low: float, high: float, unit: str) -> str:
+    """``low–high`` in the unit of the figure ("2,632–5,746 calls/s")."""
+    return f"{fmt(low, unit).removesuffix(' ' + unit)}–{fmt(high, unit)}"
 
 
 def median_of(fn: Callable[[], float], repeats: int) -> list[float]:

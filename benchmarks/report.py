@@ -5,8 +5,11 @@ Run: .venv/bin/python benchmarks/report.py [--quick] [--only executor,runtime] [
 Every ``benchmarks/bench_*.py`` that takes ``--json`` (see ``figures.py``) runs in turn, in
 its own process; a benchmark that fails or does not speak that shape is listed with the
 reason instead of its figures. Each figure is a median of repeats beside its anchor measured
-in the same run. The 1-minute load average is recorded with every figure: on a shared
-machine a figure taken above one runnable process per core is marked *busy*.
+in the same run, with the min-max of both; a figure measured in rounds with its anchor
+(``paired``, figures.py) has as its ratio the median of the rounds' ratios, with their min-max,
+and a figure whose repeats fell into two groups says how many were fast (``modes``). The 1-minute
+load average is recorded with every figure: on a shared machine a figure taken above one
+runnable process per core is marked *busy*.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "benchmarks"
+sys.path.insert(0, str(HERE))
+
+from figures import Figure, span  # noqa: E402
 
 
 def machine() -> dict[str, str]:
@@ -77,20 +83,32 @@ def cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def rounds_text(figure: Figure) -> str:
+    """How the repeats were taken, and their two modes if they fell into two groups."""
+    text = f"{len(figure.samples)}" + (", each with its anchor" if figure.paired else "")
+    found = figure.modes
+    return text + (f"; {found.text(figure.unit)}" if found else "")
+
+
 def figures_table(result: dict[str, Any], busy_above: float) -> list[str]:
     out = []
     group = None
-    for f in result["figures"]:
-        if f["group"] != group:
-            group = f["group"]
+    for data in result["figures"]:
+        f = Figure.from_json(data)
+        if f.group != group:
+            group = f.group
             out += ["", f"**{group}**", "",
-                    "| figure | ours (median) | anchor, same run | anchor (median) | × the anchor's cost | target "
-                    "| load |", "|---|---|---|---|---|---|---|"]
-        ratio = f"{f['ratio']:.2f}×" if f.get("ratio") is not None else ""
-        load = f"{f['load']:.1f}" + (" busy" if f["load"] > busy_above else "")
-        name = f["name"] + (f" ({f['note']})" if f.get("note") else "") + f" — {len(f['samples'])} repeats"
-        out.append(f"| {cell(name)} | {fmt(f['value'], f['unit'])} | {cell(f.get('anchor') or '')} | "
-                   f"{fmt(f.get('anchor_value'), f['unit'])} | {ratio} | {cell(f.get('target') or '')} | {load} |")
+                    "| figure | ours (median) | ours (min–max) | anchor, same run | anchor (median) | anchor (min–max) "
+                    "| × the anchor's cost | × per round (min–max) | repeats | target | load |",
+                    "|---|---|---|---|---|---|---|---|---|---|---|"]
+        ratio = f"{f.ratio:.2f}×" if f.ratio is not None else ""
+        rounds = f"{f.ratio_spread[0]:.2f}–{f.ratio_spread[1]:.2f}×" if f.ratio_spread is not None else ""
+        anchor_spread = span(*f.anchor_spread, f.unit) if f.anchor_spread is not None else ""
+        load = f"{f.load:.1f}" + (" busy" if f.load > busy_above else "")
+        name = f.name + (f" ({f.note})" if f.note else "")
+        out.append(f"| {cell(name)} | {fmt(f.value, f.unit)} | {span(*f.spread, f.unit)} | {cell(f.anchor or '')} | "
+                   f"{fmt(f.anchor_value, f.unit)} | {anchor_spread} | {ratio} | {rounds} | {cell(rounds_text(f))} | "
+                   f"{cell(f.target or '')} | {load} |")
     return out
 
 
@@ -130,18 +148,24 @@ def plot(results: list[dict[str, Any]], path: Path) -> bool:
     except ImportError:
         print("matplotlib is missing (pip install -e '.[bench]'): no plot", file=sys.stderr)
         return False
-    rows = [(f"{r['benchmark']}: {f['name']}", f["ratio"]) for r in results for f in r.get("figures", [])
-            if f.get("ratio") is not None]
+    rows = [(f"{r['benchmark']}: {f.name}", f.ratio, f.ratio_spread or (f.ratio, f.ratio))
+            for r in results for f in map(Figure.from_json, r.get("figures", [])) if f.ratio is not None]
     if not rows:
         return False
     rows.reverse()
     fig, ax = plt.subplots(figsize=(11, 0.32 * len(rows) + 1.4))
-    ax.barh([label[:95] for label, _ in rows], [ratio for _, ratio in rows],
-            color=["#3b7dd8" if ratio <= 3 else "#d8893b" for _, ratio in rows])
+    ratios = [ratio for _, ratio, _ in rows]
+    ax.barh(range(len(rows)), ratios,  # by position: rows of the same name ("the same: ...") stay apart
+            xerr=[[ratio - low for _, ratio, (low, _) in rows], [high - ratio for _, ratio, (_, high) in rows]],
+            error_kw={"linewidth": 0.8, "capsize": 2},
+            color=["#3b7dd8" if ratio <= 3 else "#d8893b" for ratio in ratios])
+    ax.set_yticks(range(len(rows)), [label[:95] for label, _, _ in rows])
+    ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_xscale("log")
     ax.axvline(1, color="black", linewidth=0.8)
     ax.set_xlabel("× the anchor's cost, measured in the same run (log scale; 1 = as fast as the anchor)")
-    ax.set_title("codemode-kernel: each figure against its anchor (median of repeats)")
+    ax.set_title("codemode-kernel: each figure against its anchor (median; whiskers: min–max of the rounds)",
+                 fontsize=10)
     ax.tick_params(axis="y", labelsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -175,7 +199,13 @@ def main() -> None:
              "median of repeats beside its anchor measured in the same run (raw SQLite, plain `exec`, the stock",
              "IPython kernel, smolagents' `LocalPythonExecutor` from a throwaway venv, a raw pipe, plain httpx).",
              "\"× the anchor's cost\" is ours divided by the anchor for times, the anchor divided by ours for",
-             "rates: above 1 means slower than the anchor. *load* is the 1-minute load average when the figure",
+             "rates: above 1 means slower than the anchor. Where a figure was measured in rounds, each round ours",
+             "and then its anchor (*repeats* says \"each with its anchor\"), it is the median of the rounds'",
+             "ratios and *× per round* their min–max: these VMs draw bimodally (where the scheduler puts two",
+             "processes that talk) and the anchors move 2–3× between runs, so only a round's own anchor judges",
+             "it. *min–max* is the spread of the repeats; *2 modes* says how many fell in the fast group when",
+             "they split in two (a gap of 25% or more between neighbours, wider than either group).",
+             "*load* is the 1-minute load average when the figure",
              f"was taken; above {busy_above:g} (one runnable process per core) it is marked *busy*: other work",
              "shared the machine and the figure is noisier and slower than on a quiet one.", "",
              "| machine | |", "|---|---|", *[f"| {k} | {cell(v)} |" for k, v in facts.items()],
