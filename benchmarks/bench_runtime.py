@@ -142,9 +142,11 @@ def layout_figures(tmp: Path, repeats: int, n: int) -> list[Figure]:
             today.append(entries_layout(tmp / "rowid.db", False, n, size))
             one_tree.append(entries_layout(tmp / "without.db", True, n, size))
         figures.append(Figure(group, f"CPU per insert+commit, update+commit, {size:,}-byte result", "µs",
-                              [s[0] for s in one_tree], anchor="rowid table", anchor_samples=[s[0] for s in today]))
+                              [s[0] for s in one_tree], anchor="rowid table", anchor_samples=[s[0] for s in today],
+                              paired=True))
         figures.append(Figure(group, f"CPU per row reading a whole journal back, {size:,}-byte results", "µs",
-                              [s[1] for s in one_tree], anchor="rowid table", anchor_samples=[s[1] for s in today]))
+                              [s[1] for s in one_tree], anchor="rowid table", anchor_samples=[s[1] for s in today],
+                              paired=True))
     return figures
 
 

@@ -204,7 +204,7 @@ def main() -> None:
              "ratios and *× per round* their min–max: these VMs draw bimodally (where the scheduler puts two",
              "processes that talk) and the anchors move 2–3× between runs, so only a round's own anchor judges",
              "it. *min–max* is the spread of the repeats; *2 modes* says how many fell in the fast group when",
-             "they split in two (a gap of 25% or more between neighbours, wider than either group).",
+             "5 or more split in two (a gap of 25% or more between sorted neighbours, wider than either group).",
              "*load* is the 1-minute load average when the figure",
              f"was taken; above {busy_above:g} (one runnable process per core) it is marked *busy*: other work",
              "shared the machine and the figure is noisier and slower than on a quiet one.", "",
