@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sqlite3
 import statistics
 import sys
@@ -182,8 +183,10 @@ async def calls_figures(tmp: Path, kind: str, calls: int, rounds: int) -> list[F
     from bench_executor import ping_pong  # here: bench_executor imports this module's raw_floor
 
     runs: dict[str, list[tuple[float, float]]] = {"async": [], "floor": [], "sqlite": [], "sync": []}
+    loads = []  # the load moves within a run (2 to 9 in minutes here): each row shows its rounds' range
     for index in range(rounds):
         progress(f"journaled calls, round {index + 1} of {rounds}")
+        loads.append(os.getloadavg()[0])
         runs["async"].append(await journaled_rate(tmp, kind, calls, noop_async))
         floor = ping_pong(calls, journal=tmp / "pingpong.db")
         runs["floor"].append((floor.calls_per_s, floor.host_us))
@@ -214,6 +217,8 @@ async def calls_figures(tmp: Path, kind: str, calls: int, rounds: int) -> list[F
         Figure(group, "host CPU per call, the process floor", "µs", cpu["floor"],
                anchor=SQLITE_CPU_ANCHOR, anchor_samples=cpu["sqlite"], paired=True),
     ]
+    for figure in figures:
+        figure.loads = loads
     return figures
 
 

@@ -48,6 +48,7 @@ class Figure:
     note: str = ""
     load: float = field(default_factory=lambda: os.getloadavg()[0])  # 1-minute load when it was taken
     paired: bool = False          # samples[i] and anchor_samples[i] were measured in the same round
+    loads: list[float] = field(default_factory=list)  # the 1-minute load at each round, if recorded
 
     def __post_init__(self) -> None:
         if self.paired and len(self.samples) != len(self.anchor_samples):
@@ -131,7 +132,12 @@ class Figure:
         found = self.modes
         split = f"   {found.text(self.unit)}" if found else ""
         target = f"   target {self.target}" if self.target else ""
-        return f"  {self.name}: {ours}{anchor}{split}{target}"
+        return f"  {self.name}: {ours}{anchor}{split}{target}   load {self.load_text}"
+
+    @property
+    def load_text(self) -> str:
+        """The load when the figure was taken, or the least and greatest of its rounds' ("2.3–6.1")."""
+        return f"{min(self.loads):.1f}–{max(self.loads):.1f}" if self.loads else f"{self.load:.1f}"
 
 
 # Two groups of samples are two modes when the widest step between neighbouring sorted samples is

@@ -104,7 +104,7 @@ def figures_table(result: dict[str, Any], busy_above: float) -> list[str]:
         ratio = f"{f.ratio:.2f}×" if f.ratio is not None else ""
         rounds = f"{f.ratio_spread[0]:.2f}–{f.ratio_spread[1]:.2f}×" if f.ratio_spread is not None else ""
         anchor_spread = span(*f.anchor_spread, f.unit) if f.anchor_spread is not None else ""
-        load = f"{f.load:.1f}" + (" busy" if f.load > busy_above else "")
+        load = f.load_text + (" busy" if max([f.load, *f.loads]) > busy_above else "")
         name = f.name + (f" ({f.note})" if f.note else "")
         out.append(f"| {cell(name)} | {fmt(f.value, f.unit)} | {span(*f.spread, f.unit)} | {cell(f.anchor or '')} | "
                    f"{fmt(f.anchor_value, f.unit)} | {anchor_spread} | {ratio} | {rounds} | {cell(rounds_text(f))} | "
@@ -205,7 +205,7 @@ def main() -> None:
              "processes that talk) and the anchors move 2–3× between runs, so only a round's own anchor judges",
              "it. *min–max* is the spread of the repeats; *2 modes* says how many fell in the fast group when",
              "5 or more split in two (a gap of 25% or more between sorted neighbours, wider than either group).",
-             "*load* is the 1-minute load average when the figure",
+             "*load* is the 1-minute load average when the figure (or each of its rounds, least–greatest)",
              f"was taken; above {busy_above:g} (one runnable process per core) it is marked *busy*: other work",
              "shared the machine and the figure is noisier and slower than on a quiet one.", "",
              "| machine | |", "|---|---|", *[f"| {k} | {cell(v)} |" for k, v in facts.items()],

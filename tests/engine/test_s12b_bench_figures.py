@@ -127,10 +127,20 @@ def test_the_journaled_calls_are_measured_in_rounds_with_their_floors(tmp_path: 
     floor of two plain processes committing with sqlite3."""
     figures = asyncio.run(bench_runtime.calls_figures(tmp_path, "inprocess", 40, 2))
     assert figures and all(f.paired and len(f.samples) == len(f.anchor_samples) == 2 for f in figures)
-    assert all("2 interleaved rounds of 40 calls" in f.group for f in figures)
+    assert all("2 interleaved rounds of 40 calls" in f.group and len(f.loads) == 2 for f in figures)
     anchors = {f.anchor for f in figures}
     assert anchors == {bench_runtime.SQLITE_ANCHOR, bench_runtime.SQLITE_CPU_ANCHOR, bench_runtime.PROCESS_FLOOR}
     async_rate = next(f for f in figures if f.name == "journaled calls/s in one execution, async connector")
     against_floor = next(f for f in figures if f.name.startswith("journaled calls/s, async connector, against"))
     assert async_rate.samples == against_floor.samples  # the same rounds of ours, against each floor
     assert all(s > 0 for f in figures for s in (*f.samples, *f.anchor_samples))
+
+
+def test_a_figure_measured_in_rounds_shows_the_load_of_its_rounds() -> None:
+    """The load column gives the least and the greatest of the rounds' loads, busy when any round was."""
+    figure = Figure("g", "journaled calls/s, async connector", "calls/s", OURS, better="higher", anchor="raw SQLite",
+                    anchor_samples=SQLITE, paired=True, load=1.0, loads=[1.2, 1.9, 3.4, 2.0, 1.1])
+    row = report.figures_table({"figures": [figure.to_json()]}, busy_above=2)[5]
+    assert row.rstrip().endswith("| 1.1–3.4 busy |")
+    assert Figure.from_json(figure.to_json()).load_text == "1.1–3.4"
+    assert rates(SQLITE).load_text == "0.5"
