@@ -35,7 +35,7 @@ from codemode_kernel.connector_threads import ArgumentsRefused, check_schema, de
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.toolset import ToolSetConnector
 from codemode_kernel.discovery.service import Discovery
-from codemode_kernel.discovery.tool_text import DEFAULT_HEAD
+from codemode_kernel.discovery.tool_text import DEFAULT_HEAD, connector_line
 from codemode_kernel.discovery.tool_text import INPUT_SCHEMA as CODE_INPUT_SCHEMA
 from codemode_kernel.errors import ConfigurationError, clip
 from codemode_kernel.executor.base import Executor, SandboxError
@@ -113,10 +113,7 @@ def create_code_tool(
 
 def code_tool_description(connectors: Mapping[str, Connector], description: str | None = None) -> str:
     """The description of a non-durable code tool: connector names (never methods), discovery, the language."""
-    lines = []
-    for cname, c in sorted(connectors.items()):
-        first = (c.instructions or "").strip().splitlines()[:1]
-        lines.append(f"- {cname}" + (f": {first[0]}" if first else ""))
+    lines = [connector_line(cname, c) for cname, c in sorted(connectors.items())]
     return "\n".join([
         description or DEFAULT_HEAD, "", "Connectors:", *(lines or ["- (none)"]), "",
         "Discover before you call: codemode.search('what you want') ranks methods; "

@@ -20,7 +20,7 @@ from codemode_kernel.models import Snippet
 from codemode_kernel.runtime_journal import RuntimeJournal
 from codemode_kernel.validation import InputValidator, schema_problem
 
-NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,127}$")
+NAME = re.compile(r"\A[A-Za-z][A-Za-z0-9_.-]{0,127}\Z")
 #: The statuses of an execution whose code may be saved.
 SAVABLE = ("completed", "rolled_back")
 

@@ -32,8 +32,12 @@ from typing import Any, TextIO
 GUTTER = "| "
 
 # C0 controls but tab and newline, DEL, C1 controls (0x9b is an 8-bit CSI), bidirectional
-# marks, overrides and isolates, and the Unicode line and paragraph separators.
-_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+# marks, overrides and isolates, the Unicode line and paragraph separators, and the characters a
+# person cannot see but a model reads: soft hyphen, zero-width space and joiners, word joiner and
+# invisible operators, the byte-order mark, and the tag characters ("ASCII smuggling"). In an
+# approval prompt "alice\u200b" would otherwise read as "alice".
+_UNSAFE = ("\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e"
+           "\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f")
 _UNSAFE_TEXT = re.compile(f"[{_UNSAFE}]")
 _UNSAFE_LINE = re.compile(f"[\n{_UNSAFE}]")
 _NAMED = {"\r": "\\r", "\n": "\\n"}
@@ -42,7 +46,9 @@ _NAMED = {"\r": "\\r", "\n": "\\n"}
 def _escape(match: re.Match[str]) -> str:
     char = match.group(0)
     code = ord(char)
-    return _NAMED.get(char) or (f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
+    if char in _NAMED:
+        return _NAMED[char]
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def terminal_text(text: str, *, multiline: bool = True) -> str:

@@ -23,14 +23,25 @@ INPUT_SCHEMA: dict[str, Any] = {
 }
 
 
+#: The most characters of a connector's line in a tool description: its hint or the first line of
+#: its instructions, which an OpenAPI document's ``info.description`` (often a third party's) fills.
+CONNECTOR_LINE_CHARS = 200
+
+
+def connector_line(name: str, connector: Connector, hint: str | None = None) -> str:
+    """``- name: text``, the text being ``hint`` or the first line of the connector's instructions, cut
+    at :data:`CONNECTOR_LINE_CHARS` with an ellipsis: the description stays short whatever a document says."""
+    first = (connector.instructions or "").strip().splitlines()[:1]
+    text = (hint or (first[0] if first else "")).strip()
+    if len(text) > CONNECTOR_LINE_CHARS:
+        text = text[:CONNECTOR_LINE_CHARS - 1].rstrip() + "…"
+    return f"- {name}" + (f": {text}" if text else "")
+
+
 def tool_description(connectors: Mapping[str, Connector], hints: Mapping[str, str],
                      description: str | None = None) -> str:
     """The tool's description: ``description`` (or the default head), the connectors, how to discover and pause."""
-    lines = []
-    for name, c in sorted(connectors.items()):
-        first = (c.instructions or "").strip().splitlines()[:1]
-        text = hints.get(name) or (first[0] if first else "")
-        lines.append(f"- {name}" + (f": {text}" if text else ""))
+    lines = [connector_line(name, c, hints.get(name)) for name, c in sorted(connectors.items())]
     return "\n".join([
         description or DEFAULT_HEAD, "", "Connectors:", *(lines or ["- (none)"]), "",
         "Discover before you call: codemode.search('what you want') ranks methods; "

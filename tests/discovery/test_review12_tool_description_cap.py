@@ -34,8 +34,6 @@ def _pets() -> OpenApiConnector:
     return OpenApiConnector("pets", DOC, base_url="http://127.0.0.1:9")
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: discovery/tool_text.py puts a connector's whole first "
-                                       "instructions line (an OpenAPI document's description) in the tool description")
 async def test_the_runtime_tool_description_stays_short(tmp_path: Path) -> None:
     """It is an error if one connector's document makes the codemode tool's description long."""
     runtime = CodemodeRuntime(connectors=[_pets()], store=f"sqlite:///{tmp_path / 'x.db'}",

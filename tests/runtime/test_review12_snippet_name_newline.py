@@ -17,7 +17,6 @@ from tests.support import Shop
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: snippets.NAME's '$' accepts a name ending in a newline")
 async def test_a_name_ending_in_a_newline_is_refused(make_runtime: RuntimeFactory) -> None:
     """It is an error if a snippet name with a trailing newline is saved."""
     rt = make_runtime([Shop()])

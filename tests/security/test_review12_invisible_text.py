@@ -26,8 +26,6 @@ INVISIBLE = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: terminal._UNSAFE leaves invisible format characters "
-                                       "(Unicode Cf, tag characters) raw")
 @pytest.mark.parametrize("char", INVISIBLE.values(), ids=INVISIBLE.keys())
 def test_an_invisible_character_is_shown_as_an_escape(char: str) -> None:
     """It is an error if a character that renders as nothing reaches the terminal raw."""
