@@ -116,6 +116,22 @@ Design log (how a pass gets a fresh confined process quickly):
   engineer's benchmarks on both cores): executor alone 3.74 -> 1.70 and 2.29 -> 1.65 ms (6 of 6
   each); through the runtime 3.38 -> 2.40 (5 of 6), 4.98 -> 4.30 (4 of 6), back to back
   3.77 -> 3.18 ms (6 of 6). The loop thread's CPU per pass moved by less than the noise.
+- a warm-up that ran only the code (``run_pass`` with a rehearsal channel): a child's first pass
+  still touched for the first time everything around the code, reading and parsing the ``run``
+  line (~5 faults), the pipe channel (~7), the output stream (~3) and its ``SIGALRM`` ticker's
+  handler and timer (~20): of the ~42 copy-on-write faults a spaced ``1 + 1`` pass took after the
+  take, ~35, and ~250 us of the worker's path from the run line to its code (per-step timestamps
+  inside the worker, ``benchmarks/s12s_probe.py``, s12s). Each slice now goes through those steps
+  (``worker.rehearse``: the line encoded and parsed, the channel made on the real pipes and never
+  written to, the stream and ticker around the run), in Z' (8 rounds) and in each warmed child.
+  Paired against 1749f68, 8 alternating rounds of 2 executors x 25 passes each (medians of the
+  instances; load 4.6-6.5, other helpers' suites on both cores): 200 ms apart, faults after the
+  take 41.5 -> 3 (8 of 8), the worker's CPU in the pass 600 -> 452 us (8 of 8), run line to report
+  1,555 -> 1,000 us (6 of 8), the pass 2.74 -> 2.24 ms (5 of 8); 50 ms apart faults 41.5 -> 3 (7 of
+  8), worker CPU 604 -> 446 us (5 of 8), run line to report 1,772 -> 1,544 us (4 of 8), the pass
+  2.65 -> 2.99 ms (3 of 8); back to back (children forked in a burst skip the warm-up) the pass 4.17
+  -> 4.89 ms (3 of 8), faults 287 -> 284: at that load the walls swing 1.5-13 ms between instances
+  and resolve nothing; the faults and the worker's CPU are what the change moves.
 - Z' reading its requests and sending its replies with the control socket's own ``recvmsg``
   and ``sendmsg`` instead of ``socket.recv_fds``/``send_fds``: Z' faults per fork 113-115 ->
   121-125 (two alternating runs of 200 passes); not kept.
@@ -160,7 +176,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import IO, Any
 
 from codemode_kernel.executor.confinement import (
     CLONE_NEWPID,
@@ -180,7 +196,15 @@ from codemode_kernel.executor.confinement import (
     unshare_network,
     unshare_pids,
 )
-from codemode_kernel.executor.worker import ServePlan, announce_and_serve, dumps_line, loads_line, ready_message, serve
+from codemode_kernel.executor.worker import (
+    ServePlan,
+    announce_and_serve,
+    dumps_line,
+    loads_line,
+    ready_message,
+    rehearse,
+    serve,
+)
 
 #: What the zygote's own seccomp layer lets through that a pass's layer refuses: forking a
 #: child into a new PID namespace and returning, the pidfd that the host kills it with, and
@@ -271,16 +295,6 @@ warm.up(n=1, items=[1.5, "two", None, {"k": (1, 2)}])
 ZYGOTE_WARM_ROUNDS = 8
 
 
-class _Rehearsal:
-    """The warm-up's channel: answers every call with nothing, sends nothing anywhere."""
-
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        return {"value": None}
-
-    def notify(self, message: dict[str, Any]) -> None:
-        pass
-
-
 class Zygote:
     """Z': forks children on request and reports how they ended."""
 
@@ -313,6 +327,7 @@ class Zygote:
         # child, they copied ~60 pages it shares with the zygote (issue 12).
         self.reader = _WarmingReader(io.FileIO(0, "rb", closefd=False), run_pass, ())
         self.writer = open(1, "wb", closefd=False)  # noqa: SIM115 - every child's, never closed
+        self.reader.rehearsal = (self.writer, self.serve_plan)
         # The two calls around each fork, prepared once (see _fork).
         self._unshare = _prepared(libc, "unshare", CLONE_NEWPID)
         self._setns = _prepared(libc, "setns", pid_namespace_fd, CLONE_NEWPID) if pid_namespace_fd is not None else None
@@ -444,25 +459,35 @@ class Zygote:
         os._exit(0)
 
 
-def warm_up(run_pass: Callable[..., dict[str, Any]], source: str) -> None:
-    """Run one slice of the warm-up as a pass would run (compile, run, encode), sending nothing."""
-    dumps_line(run_pass(source, {"warm": ["up"]}, {"given": 1}, _Rehearsal(), capture_variables=True))
-
-
 class _WarmingReader(io.BufferedReader):
-    """The child's stdin: before the first line (its pass) is read, warm up while none is there."""
+    """The child's stdin: before the first line (its pass) is read, warm up while none is there.
+
+    Each slice goes through the steps of a pass that :func:`worker.serve` takes (``worker.rehearse``:
+    the ``run`` line parsed, the pipe channel made, the output stream and its ticker), on this
+    reader and the child's writer, sending nothing.
+    """
 
     def __init__(self, raw: io.FileIO, run_pass: Callable[..., dict[str, Any]], slices: Sequence[str]) -> None:
         super().__init__(raw)
         self.slices = list(slices)
         self._run_pass = run_pass
+        self.rehearsal: tuple[IO[bytes], ServePlan] | None = None
 
     def readline(self, size: int | None = -1, /) -> bytes:
         # Nothing is buffered before the first line, so select() tells whether the pass is in.
-        while self.slices and not select.select((self.fileno(),), (), (), 0)[0]:
-            warm_up(self._run_pass, self.slices.pop(0))
+        while self.slices and self.rehearsal is not None and not select.select((self.fileno(),), (), (), 0)[0]:
+            writer, plan = self.rehearsal
+            rehearse(self.slices.pop(0), self, writer, self._run_pass, plan)
         self.slices.clear()
         return super().readline(size)
+
+    def warm_up(self, rounds: int) -> None:
+        """The zygote's own warm-up (before it forks anything): every slice ``rounds`` times."""
+        assert self.rehearsal is not None
+        writer, plan = self.rehearsal
+        for _round in range(rounds):
+            for source in WARM_UPS:
+                rehearse(source, self, writer, self._run_pass, plan)
 
 
 def main(run_pass: Callable[..., dict[str, Any]] | None = None) -> None:
@@ -509,12 +534,10 @@ def main(run_pass: Callable[..., dict[str, Any]] | None = None) -> None:
     problem = layer.install(libc)
     if problem is not None:
         report["problems"].append(f"zygote seccomp: {problem}")
-    for _round in range(ZYGOTE_WARM_ROUNDS):
-        for source in WARM_UPS:
-            warm_up(run_pass, source)
+    zygote = Zygote(control, config, report, libc, namespace_fd, in_userns, run_pass, layer_installed=problem is None)
+    zygote.reader.warm_up(ZYGOTE_WARM_ROUNDS)
     gc.collect()
     gc.freeze()  # what is left stays out of the collector: fewer pages copied per child
-    zygote = Zygote(control, config, report, libc, namespace_fd, in_userns, run_pass, layer_installed=problem is None)
     zygote._send({"op": "ready", "isolation": report})
     zygote.serve()
 
