@@ -86,6 +86,34 @@ MODULES: dict[str, ModuleType] = {
     "uuid": _uuid,
 }
 
+def _view(module: ModuleType, names: tuple[str, ...], why: str) -> ModuleType:
+    """A module holding only ``names`` of ``module``: what the sandbox gets for ``import`` and for
+    the module met as another module's attribute (``re.functools``). Any other name is an
+    AttributeError that says what is available."""
+    view = ModuleType(module.__name__, module.__doc__)
+    view.__dict__.update({name: getattr(module, name) for name in names})
+
+    def missing(name: str) -> Any:
+        raise AttributeError(f"{module.__name__}.{name} is not available in Code Mode ({why}). "
+                             f"Available from {module.__name__}: {', '.join(names)}.")
+
+    view.__dict__["__getattr__"] = missing
+    return view
+
+
+#: Modules the sandbox sees through a view, by name. functools is one (review 12): its
+#: ``update_wrapper``/``wraps`` get and set attributes the caller names, in unguarded stdlib code
+#: (``updated=('__globals__',)`` merged language.py's globals, with the real builtins, into a
+#: cell function's), and ``singledispatch(...).register`` evaluates a function's string
+#: annotations with the plain ``eval``. An allow-list, as the notes on sandbox escapes say: the
+#: C helpers and the decorators that take no attribute names.
+VIEWS: dict[str, ModuleType] = {
+    "functools": _view(_functools, ("cache", "cmp_to_key", "lru_cache", "partial", "reduce"),
+                       "its other functions read and write attributes for the caller, past the guards"),
+}
+MODULES.update(VIEWS)
+_VIEWED = tuple(VIEWS.values())
+
 LANGUAGE_RULES = (
     "Python (RestrictedPython): the value of the last expression is the result (a top-level `return` "
     "works too); print() output becomes logs. No async/await, match, except*, or names/attributes "
@@ -325,7 +353,11 @@ def _apply(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **kwargs)
 
 
-_WRITABLE = frozenset({dict, list, set, bytearray})
+#: Container types a cell may write items into. Only the cell makes them: values from the host
+#: arrive as JSON (dicts and lists it owns), and no allow-listed module offers a public instance
+#: of the collections types (review 12: ``Counter()[k] = v`` was refused as if unsupported).
+_WRITABLE = frozenset({dict, list, set, bytearray, _collections.Counter, _collections.defaultdict,
+                       _collections.OrderedDict, _collections.deque})
 
 
 def _write_guard(ob: Any) -> Any:
@@ -369,8 +401,10 @@ def _guarded_getattr(ob: Any, name: str) -> Any:
     if isinstance(ob, ModuleType) and not _module_allowed(ob):
         raise _refuse_module(ob, name)
     value = safer_getattr_raise(ob, name)  # type: ignore[no-untyped-call]
-    if isinstance(value, ModuleType) and not _module_allowed(value):
-        raise _refuse_module(ob, name)
+    if isinstance(value, ModuleType):
+        if not _module_allowed(value):
+            raise _refuse_module(ob, name)
+        return VIEWS.get(value.__name__, value)
     return value
 
 
@@ -392,9 +426,14 @@ def _safe_hasattr(ob: Any, name: str) -> bool:
     return True
 
 
-def _safe_type(ob: Any) -> type:
-    """``type(x)`` only; the three-argument form could build classes with dunders."""
-    return type(ob)
+def _safe_type(ob: Any, *more: Any) -> Any:
+    """``type(x)`` only; the three-argument form could build classes with dunders. The type of a
+    class is this function again, not its metaclass (``type`` itself, ``ABCMeta``), which would
+    build classes with the three-argument form (review 12)."""
+    if more:
+        raise TypeError("type() takes one argument in Code Mode: the three-argument form, which builds "
+                        "classes, is not available; write a class statement instead.")
+    return _safe_type if isinstance(ob, type) else type(ob)
 
 
 def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
@@ -406,9 +445,16 @@ def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = 
     if level != 0 or parts[0] not in MODULES or any(p.startswith("_") for p in parts):
         raise refusal
     module = __import__(name, None, None, fromlist or (), 0)
+    if isinstance(module, ModuleType) and module.__name__ in VIEWS:
+        module = VIEWS[module.__name__]
     # `from datetime import sys` fetches the attribute in C, past the _getattr_ guard.
     for item in fromlist or ():
         value = getattr(module, str(item), None)
+        if isinstance(value, ModuleType) and value.__name__ in VIEWS:
+            raise ImportError(f"cannot import {item!r} from {name!r}: write `import {value.__name__}`.")
+        if module in _VIEWED and str(item) not in vars(module):
+            raise ImportError(f"cannot import {item!r} from {name!r}: it is not available in Code Mode. "
+                              f"Available from {name}: {', '.join(k for k in vars(module) if not k.startswith('_'))}.")
         if isinstance(value, ModuleType) and not _module_allowed(value):
             raise ImportError(f"cannot import {item!r} from {name!r}: it is a module that is not available in "
                               f"Code Mode. Available modules: {', '.join(sorted(MODULES))}.")

@@ -39,8 +39,6 @@ async def executor(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
     await ex.aclose()
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: language._write_guard refuses item writes to collections' "
-                                       "containers made in the cell (Counter, defaultdict, OrderedDict, deque)")
 @pytest.mark.parametrize(("code", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 async def test_a_collections_container_takes_item_writes(executor: Any, code: str, expected: Any) -> None:
     """It is an error if a write to a Counter, defaultdict, OrderedDict or deque the cell made is refused."""

@@ -77,8 +77,6 @@ async def executor(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     await ex.aclose()
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: functools.update_wrapper/wraps copy language.py's globals (the "
-                                       "real __builtins__) into the cell's globals")
 @pytest.mark.parametrize("how", WAYS.values(), ids=WAYS.keys())
 async def test_functools_does_not_hand_out_the_real_builtins(executor: Any, how: str) -> None:
     """It is an error if a cell reaches the real builtins (and through them os) with functools."""
@@ -87,8 +85,6 @@ async def test_functools_does_not_hand_out_the_real_builtins(executor: Any, how:
     assert SECRET not in repr(out)
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: functools.update_wrapper(json, s, updated=('__dict__',)) writes "
-                                       "into the host's json module on the in-process executor")
 async def test_functools_cannot_poison_a_shared_module() -> None:
     """It is an error if a cell on the in-process executor changes the host's json module."""
     original = json.dumps
@@ -122,8 +118,6 @@ DISPATCH = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: functools.singledispatch(...).register(f) evaluates f's string "
-                                       "annotations with plain eval (typing.get_type_hints)")
 @pytest.mark.parametrize("how", DISPATCH.values(), ids=DISPATCH.keys())
 async def test_functools_does_not_evaluate_an_annotation_unrestricted(executor: Any, how: str) -> None:
     """It is an error if a string annotation runs as unrestricted code (a class walk to os.environ)."""

@@ -37,8 +37,6 @@ async def executor(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
     await ex.aclose()
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: language._safe_type returns metaclasses (type, ABCMeta), "
-                                       "whose three-argument call builds classes with dunders")
 @pytest.mark.parametrize("door", DOORS.values(), ids=DOORS.keys())
 async def test_no_class_with_dunders_is_built(executor: Any, door: str) -> None:
     """It is an error if the cell builds a class whose dict defines __getattr__."""
