@@ -64,7 +64,9 @@ def quoted_block(text: str, indent: str = "  ") -> str:
 def terminal_json(value: Any, *, indent: int | None = None) -> str:
     """JSON for the terminal: readable non-ASCII text, every unsafe character as a ``\\uXXXX`` escape."""
     text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
-    return _UNSAFE_TEXT.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    # json.dumps of the character alone: a \\uXXXX escape, a surrogate pair above U+FFFF, so the
+    # text still reads back as the same value.
+    return _UNSAFE_TEXT.sub(lambda m: json.dumps(m.group(0))[1:-1], text)
 
 
 class ProgramOutput:
