@@ -380,6 +380,10 @@ class PassHandler:
         op = message.get("op")
         if op in ("call", "step") and not self._sync_local_replay(message.get("replayed", 0)):
             return self.fail("ProtocolError", "the sandbox reported an impossible replay position")
+        if state.pending_step is not None and op in ("call", "step", "snippet"):
+            # The sandbox refuses these inside a step's function (review 12); only a tampered worker sends one.
+            return self.fail("ProtocolError", f"the sandbox sent a {op} request while codemode.step"
+                             f"({clip(state.pending_step[1], 100)!r}) was running")
         try:
             if op == "call":
                 return await self._call(str(message.get("connector")), str(message.get("method")),

@@ -37,7 +37,7 @@ import json
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from types import CodeType, ModuleType
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from codemode_kernel import codec
 from codemode_kernel.errors import LimitExceeded, SandboxViolation
@@ -119,6 +119,11 @@ class _Session:
         self.output_chars = 0
         self.aborted: str | None = None
         self.fatal: dict[str, Any] | None = None
+        # The name of the codemode.step whose function is running: a call, step or snippet run inside
+        # it is refused (review 12). Its calls would take call numbers on the first pass only (later
+        # passes return the step's recorded value without running the function), so every later call
+        # number would shift and the next pass diverge, after an approved call inside it had run.
+        self.in_step: str | None = None
         # codec.canonical_encoded's C encoder (its options), made once for the pass instead of once per
         # replayed call (issue 12), with its own dict of the containers being encoded: emptied after an
         # encoding that fails (the C encoder leaves the ones it was in), and the pass's alone.
@@ -126,6 +131,12 @@ class _Session:
         self._canonical = None if _C_MAKE_ENCODER is None else _C_MAKE_ENCODER(
             self._markers, json.JSONEncoder().default, json.encoder.encode_basestring, None, ":", ",", True,
             False, False)
+
+    def refuse_in_step(self, what: str) -> NoReturn:
+        raise RuntimeError(
+            f"{what} inside codemode.step({self.in_step!r})'s function: a step records one value and later "
+            "passes skip its function, so it cannot make connector calls, steps or snippet runs. Make the "
+            "call outside the step (its result is journaled and replayed already) and pass its result in.")
 
     # -- host round trips
     def ask(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -237,6 +248,8 @@ class _Session:
                     f"{connector}.{method}() takes keyword arguments (or one dict of arguments), "
                     f"not {len(args)} positional argument(s): call it as {connector}.{method}(name=value, ...)"
                 )
+        if self.in_step is not None:
+            self.refuse_in_step(f"{connector}.{method}()")
         self.count()
         try:
             encoded = codec.encode(kwargs, where or f"the arguments of {connector}.{method}")
@@ -404,16 +417,22 @@ class CodemodeApi:
             raise TypeError("codemode.step(name, fn) needs a function of no arguments, e.g. lambda: time.time()")
         if "\x00" in str(name):  # no journal keeps it (PostgreSQL refuses it): refused before it takes a call number
             raise ValueError("a step's name cannot contain a NUL character (U+0000); give the step a name without it")
+        if session.in_step is not None:
+            session.refuse_in_step(f"codemode.step({name!r})")
         reply = session.local_replay(STEP_METHOD_CONNECTOR, str(name), None) or \
             session.ask({"op": "step", "name": str(name)})
         if not reply.get("run"):
             return session.value_or_raise(reply)
+        session.in_step = str(name)
         try:
             value = fn()
         except Exception as exc:
+            session.in_step = None
             session.ask({"op": "step_done", "name": str(name),
                          "raise": {"type": type(exc).__name__, "message": str(exc)}})
             raise
+        finally:
+            session.in_step = None
         encoded = session.encode(value, f"the value of codemode.step({name!r})")
         reply = session.ask({"op": "step_done", "name": str(name), "value": encoded})
         return codec.decode(reply.get("value"))
@@ -422,6 +441,8 @@ class CodemodeApi:
         """Run a saved snippet with ``input``; its calls join this execution's journal."""
         runner = self._runner()
         session = runner.session
+        if session.in_step is not None:
+            session.refuse_in_step(f"codemode.run({name!r})")
         encoded = session.encode(input, f"the input of snippet {name!r}")
         reply = session.ask({"op": "snippet", "name": str(name), "input": encoded})
         if "code" not in reply:

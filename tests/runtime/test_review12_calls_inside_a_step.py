@@ -32,8 +32,6 @@ CASES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: a step's replay skips the connector calls its function made, "
-                                       "so every later call number shifts (ReplayDivergence)")
 @pytest.mark.parametrize(("code", "expected"), CASES.values(), ids=CASES.keys())
 async def test_a_call_inside_a_step_does_not_make_the_next_pass_diverge(make_runtime: RuntimeFactory, code: str,
                                                                         expected: Any) -> None:

@@ -427,3 +427,13 @@ async def test_replies_to_a_worker_that_does_not_read_them_wait_for_room_and_sta
     assert probe.calls["wide"] == 40
     host.flush()
     assert [row[:2] for row in probe.entries()] == [(i, "applied") for i in range(40)]
+
+
+async def test_a_call_while_a_step_runs_is_a_protocol_error(journal: RuntimeJournal, probe: Probe) -> None:
+    """The sandbox refuses a connector call inside a step's function (review 12); a worker that sends one
+    anyway (tampered) ends the pass, and the connector does not run."""
+    host = handler(journal, probe, LONG)
+    assert await host({"op": "step", "name": "s", "replayed": 0}) == {"run": True}
+    reply = await host(call("write", n=1))
+    assert "ProtocolError" in str(reply) and "codemode.step('s')" in str(reply), reply
+    assert probe.calls["write"] == 0
