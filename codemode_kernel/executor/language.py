@@ -400,6 +400,10 @@ def _guarded_getattr(ob: Any, name: str) -> Any:
         return getattr(ob, name)
     if isinstance(ob, ModuleType) and not _module_allowed(ob):
         raise _refuse_module(ob, name)
+    if name == "mro" and isinstance(ob, type):
+        # The public twin of __mro__: re.RegexFlag.mro() reached the memberless enum.Enum, whose
+        # functional API, Enum('X', {...}), builds a class with dunders (review 12).
+        raise AttributeError(f"{ob.__name__}.mro is not available in Code Mode")
     value = safer_getattr_raise(ob, name)  # type: ignore[no-untyped-call]
     if isinstance(value, ModuleType):
         if not _module_allowed(value):

@@ -56,8 +56,6 @@ ENUM_DOORS = {
 ENUM_CODE = ("E = {door}\nX = E('X', {{'a': 1, '__getattr__': lambda s, n: 'made ' + n}})\nX.a.anything")
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: Enum's functional API (a memberless Enum reached through an "
-                                       "allow-listed enum's mro) builds classes with dunders")
 @pytest.mark.parametrize("door", ENUM_DOORS.values(), ids=ENUM_DOORS.keys())
 async def test_no_enum_with_dunders_is_built(executor: Any, door: str) -> None:
     """It is an error if the cell builds an enum class whose dict defines __getattr__."""
