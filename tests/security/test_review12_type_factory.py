@@ -48,15 +48,20 @@ async def test_no_class_with_dunders_is_built(executor: Any, door: str) -> None:
 # e9baa74 closed the metaclass door; an enum's functional API is another: a memberless Enum class is
 # reachable as a base of an allow-listed enum (re.RegexFlag.mro(), uuid.SafeUUID.mro()), and
 # Enum('X', {...}) builds a class from a dict, dunders included.
-ENUM_DOORS = {
-    "Enum from re.RegexFlag": "re.RegexFlag.mro()[5]",
-    "Enum from uuid.SafeUUID": "uuid.SafeUUID.mro()[1]",
-}
+# a490d5a refused a class's mro(); uuid imports enum.Enum itself, so the memberless Enum is a public
+# name of an allow-listed module (uuid.Enum).
+UUID_ENUM = pytest.mark.xfail(strict=True, reason="review 12 on a490d5a: uuid.Enum is enum.Enum itself, whose "
+                                                  "functional API builds classes with dunders")
+ENUM_DOORS = [
+    pytest.param("re.RegexFlag.mro()[5]", id="Enum from re.RegexFlag"),
+    pytest.param("uuid.SafeUUID.mro()[1]", id="Enum from uuid.SafeUUID"),
+    pytest.param("uuid.Enum", id="uuid.Enum", marks=UUID_ENUM),
+]
 
 ENUM_CODE = ("E = {door}\nX = E('X', {{'a': 1, '__getattr__': lambda s, n: 'made ' + n}})\nX.a.anything")
 
 
-@pytest.mark.parametrize("door", ENUM_DOORS.values(), ids=ENUM_DOORS.keys())
+@pytest.mark.parametrize("door", ENUM_DOORS)
 async def test_no_enum_with_dunders_is_built(executor: Any, door: str) -> None:
     """It is an error if the cell builds an enum class whose dict defines __getattr__."""
     out = await executor.execute(ENUM_CODE.format(door=door), {}, host=RecordingHost())
