@@ -34,6 +34,7 @@ import binascii
 import json
 import math
 import re
+import sys
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
@@ -266,6 +267,16 @@ def _direct(encoder: json.JSONEncoder) -> Callable[[Any], str]:
 
 _compact = _direct(_COMPACT)
 _canonical = _direct(_CANONICAL)
+
+
+def long_int_error(exc: ValueError, where: str) -> EncodeError | None:
+    """The codec's refusal for ``exc`` if it is Python's refusal to write an int of more than
+    ``sys.get_int_max_str_digits()`` digits as text (which JSON needs), else None (review 12: such an
+    int was a worker crash as a result, and a ValueError the code could catch as an argument)."""
+    if "integer string conversion" not in str(exc):
+        return None
+    return EncodeError("int", where, f"an integer of more than {sys.get_int_max_str_digits():,} digits has no "
+                                     "JSON text; pass a smaller number, a float, or the number in parts")
 
 
 def dumps_encoded(encoded: Any) -> str:

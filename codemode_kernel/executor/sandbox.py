@@ -161,7 +161,15 @@ class _Session:
         message["replayed"] = self.replayed
         if message.get("op") in ("call", "step"):
             self.replaying = False
-        reply = self.stream.across(self.channel.request, message)
+        try:
+            reply = self.stream.across(self.channel.request, message)
+        except ValueError as exc:
+            name = message.get("name")
+            error = codec.long_int_error(exc, {"step_done": f"the value of codemode.step({name!r})",
+                                               "snippet": f"the input of snippet {name!r}"}.get(str(op), "a request"))
+            if error is None:
+                raise
+            self.fail("CodecError", str(error))
         if "abort" in reply:
             self.aborted = str(reply["abort"])
             raise ExecutionAborted(self.aborted)
@@ -263,8 +271,14 @@ class _Session:
             raise ExecutionAborted(self.aborted)
         # The same message, keys in the same order, as ask() sends for a call.
         self.replaying = False
-        reply = self.stream.across(self.channel.request, {"op": "call", "connector": connector, "method": method,
-                                                          "args": encoded, "replayed": self.replayed})
+        try:
+            reply = self.stream.across(self.channel.request, {"op": "call", "connector": connector, "method": method,
+                                                              "args": encoded, "replayed": self.replayed})
+        except ValueError as exc:  # the line's JSON: an int too long to write (the in-process host refuses it so)
+            error = codec.long_int_error(exc, where or f"the arguments of {connector}.{method}")
+            if error is None:
+                raise
+            self.fail("CodecError", str(error))
         if "abort" in reply:
             self.aborted = str(reply["abort"])
             raise ExecutionAborted(self.aborted)
@@ -596,7 +610,13 @@ def _run(source: str, session: _Session, namespaces: Mapping[str, Sequence[str]]
     if "error" not in done and session.aborted is None:
         try:
             encoded = codec.encode(result, "the result")
-            size = len(codec.dumps_encoded(encoded))
+            try:
+                size = len(codec.dumps_encoded(encoded))
+            except ValueError as exc:
+                error = codec.long_int_error(exc, "the result")
+                if error is None:
+                    raise
+                raise error from None
             if size > max_result_chars:
                 done["error"] = {"type": LimitExceeded.__name__, "message": (
                     f"the result is {size:,} characters; the limit is {max_result_chars:,} (max_result_chars). "

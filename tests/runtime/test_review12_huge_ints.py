@@ -19,7 +19,7 @@ from tests.support import Shop
 pytestmark = pytest.mark.anyio
 
 BIG = "10**5000"
-# (id, code, the executors on which it fails today)
+# (id, code, the executors on which it failed before the fix)
 CASES = [
     ("the result", f"{BIG}", {"inprocess", "subprocess"}),
     ("inside the result", f"{{'n': {BIG}}}", {"inprocess", "subprocess"}),
@@ -30,15 +30,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("code", "failing"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-async def test_a_huge_int_fails_the_execution_with_a_codec_error(make_runtime: RuntimeFactory, executor_kind: str,
-                                                                 request: pytest.FixtureRequest, code: str,
-                                                                 failing: set[str]) -> None:
+@pytest.mark.parametrize("code", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+async def test_a_huge_int_fails_the_execution_with_a_codec_error(make_runtime: RuntimeFactory, code: str) -> None:
     """It is an error if such an int is reported as a worker crash, or reaches the code as an exception it can catch."""
-    if executor_kind in failing:
-        request.node.add_marker(pytest.mark.xfail(strict=True, reason=(
-            "review 12: an int over 4,300 digits is a WorkerCrashed as a result, and a catchable ValueError in "
-            "an argument or step value on the isolated executor")))
     shop = Shop()
     rt = make_runtime([shop])
     out = await rt.execute(code)
