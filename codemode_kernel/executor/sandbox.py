@@ -433,6 +433,11 @@ class CodemodeApi:
             raise ValueError("a step's name cannot contain a NUL character (U+0000); give the step a name without it")
         if session.in_step is not None:
             session.refuse_in_step(f"codemode.step({name!r})")
+        if not str(name).isascii():
+            try:
+                codec.check_storable(str(name), "a step's name")
+            except codec.EncodeError as exc:  # as for a NUL: refused before it takes a call number
+                raise ValueError(str(exc)) from None
         reply = session.local_replay(STEP_METHOD_CONNECTOR, str(name), None) or \
             session.ask({"op": "step", "name": str(name)})
         if not reply.get("run"):
@@ -447,7 +452,12 @@ class CodemodeApi:
             raise
         finally:
             session.in_step = None
-        encoded = session.encode(value, f"the value of codemode.step({name!r})")
+        where = f"the value of codemode.step({name!r})"
+        encoded = session.encode(value, where)
+        try:  # a lone surrogate: the worker's line would carry U+FFFD instead (review 12)
+            codec.check_storable(codec.dumps_encoded(encoded), where)
+        except ValueError as exc:
+            session.fail("CodecError", str(codec.long_int_error(exc, where) or exc))
         reply = session.ask({"op": "step_done", "name": str(name), "value": encoded})
         return codec.decode(reply.get("value"))
 
@@ -611,12 +621,14 @@ def _run(source: str, session: _Session, namespaces: Mapping[str, Sequence[str]]
         try:
             encoded = codec.encode(result, "the result")
             try:
-                size = len(codec.dumps_encoded(encoded))
+                text = codec.dumps_encoded(encoded)
             except ValueError as exc:
                 error = codec.long_int_error(exc, "the result")
                 if error is None:
                     raise
                 raise error from None
+            codec.check_storable(text, "the result")  # a lone surrogate: no journal keeps it (review 12)
+            size = len(text)
             if size > max_result_chars:
                 done["error"] = {"type": LimitExceeded.__name__, "message": (
                     f"the result is {size:,} characters; the limit is {max_result_chars:,} (max_result_chars). "

@@ -42,8 +42,6 @@ async def test_code_holding_a_lone_surrogate_is_refused_clearly(make_runtime: Ru
     assert await rt.execution(out["execution_id"]) is None
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: a lone surrogate in the result or a step is a HostError in "
-                                       "process and silently U+FFFD on the isolated executor")
 @pytest.mark.parametrize("code", VALUES.values(), ids=VALUES.keys())
 async def test_a_value_holding_a_lone_surrogate_fails_clearly(make_runtime: RuntimeFactory, code: str) -> None:
     """It is an error if such a value is altered silently or fails as a host error instead of the codec's refusal."""
