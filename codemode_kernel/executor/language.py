@@ -40,6 +40,7 @@ import ast
 import base64 as _base64
 import collections as _collections
 import datetime as _datetime
+import enum as _enum
 import functools as _functools
 import hashlib as _hashlib
 import itertools as _itertools
@@ -375,6 +376,13 @@ def _module_allowed(module: ModuleType) -> bool:
     return parts[0] in MODULES and not any(p.startswith("_") for p in parts)
 
 
+def _refuse_factory(owner: Any, name: str) -> AttributeError:
+    """A memberless enum class (``uuid.Enum`` is ``enum.Enum``): its functional API,
+    ``Enum('X', {...})``, builds a class from a dict, dunders included (review 12)."""
+    where = owner.__name__ if isinstance(owner, ModuleType | type) else type(owner).__name__
+    return AttributeError(f"{where}.{name} is an enum base class, which is not available in Code Mode")
+
+
 def _refuse_module(owner: Any, name: str) -> AttributeError:
     where = owner.__name__ if isinstance(owner, ModuleType) else type(owner).__name__
     return AttributeError(f"{where}.{name} is a module that is not available in Code Mode. "
@@ -405,6 +413,8 @@ def _guarded_getattr(ob: Any, name: str) -> Any:
         # functional API, Enum('X', {...}), builds a class with dunders (review 12).
         raise AttributeError(f"{ob.__name__}.mro is not available in Code Mode")
     value = safer_getattr_raise(ob, name)  # type: ignore[no-untyped-call]
+    if isinstance(value, _enum.EnumType) and not value.__members__:
+        raise _refuse_factory(ob, name)
     if isinstance(value, ModuleType):
         if not _module_allowed(value):
             raise _refuse_module(ob, name)
@@ -456,6 +466,8 @@ def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = 
         value = getattr(module, str(item), None)
         if isinstance(value, ModuleType) and value.__name__ in VIEWS:
             raise ImportError(f"cannot import {item!r} from {name!r}: write `import {value.__name__}`.")
+        if isinstance(value, _enum.EnumType) and not value.__members__:
+            raise ImportError(f"cannot import {item!r} from {name!r}: {_refuse_factory(module, str(item))}.")
         if module in _VIEWED and str(item) not in vars(module):
             raise ImportError(f"cannot import {item!r} from {name!r}: it is not available in Code Mode. "
                               f"Available from {name}: {', '.join(k for k in vars(module) if not k.startswith('_'))}.")

@@ -445,10 +445,14 @@ class CodemodeApi:
         session.in_step = str(name)
         try:
             value = fn()
-        except Exception as exc:
+        except BaseException as exc:
+            # Any end but the host's own (ExecutionAborted) is reported, SystemExit or a cell's
+            # BaseException included: code may catch it and go on, and the host must not see the
+            # step as still running (review 12).
             session.in_step = None
-            session.ask({"op": "step_done", "name": str(name),
-                         "raise": {"type": type(exc).__name__, "message": str(exc)}})
+            if not isinstance(exc, ExecutionAborted):
+                session.ask({"op": "step_done", "name": str(name),
+                             "raise": {"type": type(exc).__name__, "message": str(exc)}})
             raise
         finally:
             session.in_step = None

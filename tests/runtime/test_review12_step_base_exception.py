@@ -38,8 +38,6 @@ b = shop.create_item(title='y')
 [n, b['id']]"""
 
 
-@pytest.mark.xfail(strict=True, reason="review 12 on 118679e: a step's function ending in a BaseException leaves the "
-                                       "step pending on the host, so the next call is a ProtocolError")
 @pytest.mark.parametrize("raise_", RAISES.values(), ids=RAISES.keys())
 async def test_a_caught_base_exception_from_a_step_lets_the_code_go_on(make_runtime: RuntimeFactory,
                                                                        raise_: str) -> None:

@@ -50,12 +50,10 @@ async def test_no_class_with_dunders_is_built(executor: Any, door: str) -> None:
 # Enum('X', {...}) builds a class from a dict, dunders included.
 # a490d5a refused a class's mro(); uuid imports enum.Enum itself, so the memberless Enum is a public
 # name of an allow-listed module (uuid.Enum).
-UUID_ENUM = pytest.mark.xfail(strict=True, reason="review 12 on a490d5a: uuid.Enum is enum.Enum itself, whose "
-                                                  "functional API builds classes with dunders")
 ENUM_DOORS = [
     pytest.param("re.RegexFlag.mro()[5]", id="Enum from re.RegexFlag"),
     pytest.param("uuid.SafeUUID.mro()[1]", id="Enum from uuid.SafeUUID"),
-    pytest.param("uuid.Enum", id="uuid.Enum", marks=UUID_ENUM),
+    pytest.param("uuid.Enum", id="uuid.Enum"),
 ]
 
 ENUM_CODE = ("E = {door}\nX = E('X', {{'a': 1, '__getattr__': lambda s, n: 'made ' + n}})\nX.a.anything")
