@@ -63,7 +63,7 @@ from typing import Any
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.connectors.policy import ConnectorPolicy, WithPolicy
 from codemode_kernel.errors import ConfigurationError
-from codemode_kernel.journal_files import NOTEBOOK_ENV, existing_journal
+from codemode_kernel.journal_files import NOTEBOOK_ENV, existing_journal, sqlite_url
 from codemode_kernel.wording import sentence
 
 CONFIG_FILENAME = "codemode.toml"
@@ -162,7 +162,7 @@ def default_store_url(notebook: Path | None, cwd: Path) -> str:
     ``.codemode/`` (``analysis.codemode.db`` beside the notebook) is used where it is until a
     kernel moves it.
     """
-    return "sqlite:///" + str(existing_journal(notebook, cwd))
+    return sqlite_url(existing_journal(notebook, cwd))
 
 
 def find_config(start: Path, env: Mapping[str, str] | None = None) -> Path | None:

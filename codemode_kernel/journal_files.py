@@ -38,6 +38,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 JOURNAL_FOLDER = ".codemode"
 STORE_SUFFIX = ".codemode.db"
@@ -270,3 +271,11 @@ def _shown(path: Path, notebook: Path) -> str:
     with contextlib.suppress(ValueError):
         return str(path.relative_to(notebook.parent))
     return str(path)
+
+
+def sqlite_url(path: str | os.PathLike[str]) -> str:
+    """The SQLAlchemy URL of the SQLite file at ``path``, its characters quoted: a '?' or '%XX' in a
+    notebook's name would otherwise pick another file, or pass options to the driver (review 12:
+    'what?.ipynb' opened '.codemode/what', 'x%20y.ipynb' shared 'x y.ipynb''s journal). SQLAlchemy
+    reads the path back exactly (``make_url(...).database``)."""
+    return "sqlite:///" + quote(os.fspath(path), safe="/")

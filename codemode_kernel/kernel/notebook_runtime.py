@@ -22,7 +22,15 @@ from codemode_kernel.building import STORE_ENV, build_runtime, choose_store_url
 from codemode_kernel.config import CodemodeConfig, ConfigProblem, default_store_url, load_config, notebook_path
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.errors import ConfigurationError
-from codemode_kernel.journal_files import JOURNAL_FOLDER, Identity, Located, follow_rename, locate, write_identity
+from codemode_kernel.journal_files import (
+    JOURNAL_FOLDER,
+    Identity,
+    Located,
+    follow_rename,
+    locate,
+    sqlite_url,
+    write_identity,
+)
 from codemode_kernel.selection import resolve_execution
 from codemode_kernel.wording import sentence
 
@@ -119,7 +127,7 @@ class NotebookRuntime:
         """``CODEMODE_STORE``, else ``[store] url``, else the notebook's journal file in ``.codemode/``."""
         if self.explicit_store is not None:
             return choose_store_url(self.config, notebook=self.notebook, cwd=self.cwd, env=self.env)
-        return "sqlite:///" + str(self.locate_journal().path)
+        return sqlite_url(self.locate_journal().path)
 
     def locate_journal(self) -> Located:
         """Find the notebook's journal file once (moving one that must follow the notebook; ``journal_files``)."""

@@ -23,8 +23,6 @@ pytestmark = pytest.mark.anyio
 NAMES = ["what?", "x%20y", "q?mode=ro"]
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: the journal's URL is 'sqlite:///' + path, so '?' and '%XX' in a "
-                                       "notebook's name change which file is the journal")
 @pytest.mark.parametrize("stem", NAMES)
 async def test_the_journal_is_the_file_named_after_the_notebook(tmp_path: Path, stem: str) -> None:
     """It is an error if a cell of ``<stem>.ipynb`` is journaled anywhere but ``.codemode/<stem>.codemode.db``."""
