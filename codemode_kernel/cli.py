@@ -36,7 +36,7 @@ from codemode_kernel import codec
 from codemode_kernel.building import runtime_for_folder
 from codemode_kernel.commands import COMMANDS, Command
 from codemode_kernel.connectors.toolset import ToolSetConnector
-from codemode_kernel.errors import CodemodeError, UsageError
+from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError, UsageError
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, ToolLogEntry
 from codemode_kernel.runtime import CodemodeRuntime
 from codemode_kernel.selection import resolve_execution, revertible_calls
@@ -321,17 +321,43 @@ async def _pending(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask
 
 async def _approve(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
     # The command names no call: it approves the call pending now, by its number, and says which one.
-    waiting = await rt.pending(v["execution"])
-    if waiting and not console.as_json:
+    # With none pending it approves nothing: the runtime's "whatever is pending" (seq None) could
+    # approve a call another host's pass paused on after this read, which nobody was shown (s12a).
+    eid = v["execution"]
+    waiting = await rt.pending(eid)
+    if not waiting:
+        console.outcome(await _nothing_waits(rt, eid))
+        return 1
+    if not console.as_json:
         call = terminal_text(f"{waiting[0].connector}.{waiting[0].method}", multiline=False)
         console.text(f"approving call #{waiting[0].seq} {call}")
-    out = await rt.approve(v["execution"], seq=waiting[0].seq if waiting else None)
+    out = await rt.approve(eid, seq=waiting[0].seq)
     console.outcome(out)
     return 0 if out["status"] != "error" else 1
 
 
+async def _nothing_waits(rt: CodemodeRuntime, execution_id: str) -> dict[str, Any]:
+    """The refusal of an approval that found no pending call (the runtime's own words for it)."""
+    state = await rt.execution(execution_id)
+    if state is None:
+        error_type, message = "UnknownExecutionError", str(UnknownExecutionError(execution_id, rt.name))
+    elif state.status == "paused":  # a call became pending after the read: nobody was shown it
+        error_type, message = "InvalidStateError", (
+            f"Execution {execution_id!r} paused on a new call after this command looked (another approval "
+            "ran first); nothing was approved. Run the command again to see that call and approve it.")
+    else:
+        error_type, message = "InvalidStateError", str(InvalidStateError(execution_id, state.status, "approve",
+                                                                         ["paused"]))
+    return {"status": "error", "execution_id": execution_id, "error": message, "error_type": error_type,
+            "refused": True}
+
+
 async def _reject(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
-    ok = await rt.reject(v["execution"], v["seq"])
+    eid, seq = v["execution"], v["seq"]
+    if seq is None:  # as for approve: the call pending now, by its number, or nothing
+        waiting = await rt.pending(eid)
+        seq = waiting[0].seq if waiting else None
+    ok = seq is not None and await rt.reject(eid, seq)
     console.text("rejected" if ok else "not rejected: the execution is not paused at that call")
     return 0 if ok else 1
 
@@ -424,12 +450,13 @@ async def demo(console: Console, ask: Callable[[str], str]) -> int:
         console.outcome(out)
         if out["status"] != "paused":
             return 1
+        shown = out["pending"][0]["seq"]  # each decision names the call the person was shown
         if ask("Approve notes.add_note? [y/N] ").strip().lower() not in ("y", "yes"):
-            await rt.reject(out["execution_id"])
+            await rt.reject(out["execution_id"], shown)
             w("Rejected: nothing was written.\n")
             return 0
         w("\nPass 2 replays the read and the step from the journal, then runs the approved call once:\n")
-        out = await rt.approve(out["execution_id"], on_output=printed.write)
+        out = await rt.approve(out["execution_id"], seq=shown, on_output=printed.write)
         printed.end()
         console.outcome(out)
         state = await rt.execution(out["execution_id"])

@@ -118,7 +118,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from codemode_kernel import codec, snippets
 from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_names
@@ -1033,27 +1033,63 @@ def _may_ask(code: str, catalog: Catalog) -> bool:
     return "codemode" in code or any(name in code for name in catalog.methods)
 
 
-def _not_pending(j: RuntimeJournal, execution_id: str, seq: int, row: ExecutionRow | None) -> str:
-    """Why an approval of call #``seq`` was refused: what the execution ``row`` is now (read after the
-    refusal), that nothing was approved, and what to do."""
-    journal = j.entries(execution_id) if row is not None else []
-    call = next((e for e in journal if e.seq == seq), None)
+class JournalCall(Protocol):
+    """What :func:`not_pending_text` reads of a journal entry (an ``EntryRow``, a ``ToolLogEntry``)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def connector(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def requires_approval(self) -> bool: ...
+
+
+#: What an execution that no longer waits on the call is now (:func:`not_pending_text`).
+_NOW = {"running": "The execution is running on (another approval was accepted first).",
+        "completed": "The execution has completed.", "error": "The execution has failed.",
+        "rejected": "The execution was rejected (or expired).", "rolled_back": "The execution was rolled back.",
+        "paused": "The execution is paused."}
+
+
+def not_pending_text(verb: str, execution_id: str, seq: int, status: str | None,
+                     calls: Iterable[JournalCall]) -> str:
+    """Why a decision (``verb``: ``approve`` or ``reject``) on call #``seq`` decided nothing: that call is
+    not the execution's pending call. ``status`` and ``calls``: the execution and its journal as they are
+    now, read after the refusal (``status`` ``None``: no such execution).
+
+    The one text for every door (the runtime's refusal, the card, the panel, the CLI): it names the
+    call, says that nothing was decided and what the execution is now, so a person or a model decides
+    on what waits now.
+    """
+    done = "approved" if verb == "approve" else "rejected"
+    if status is None:
+        return f"Execution {execution_id} does not exist (deleted, or a wrong id), so nothing was {done}."
+    journal = list(calls)
+    call = next((c for c in journal if c.seq == seq), None)
     if call is None:
-        head = f"call #{seq} is not a call of execution {execution_id!r}"
+        head = f"Call #{seq} is not pending: execution {execution_id} has no such call, so nothing was {done}."
+    elif not call.requires_approval:
+        head = f"Call #{seq} ({call.connector}.{call.method}) never waited for approval, so nothing was {done}."
     else:
-        head = f"call #{seq} ({call.connector}.{call.method}) is no longer the pending call of execution " \
-               f"{execution_id!r}"
-    if row is None:
-        now = "the execution no longer exists"
-    elif row.status == "paused":
-        waiting = [f"#{e.seq} ({e.connector}.{e.method})" for e in journal if e.state == "pending"]
-        now = f"it is now paused on call {', '.join(waiting)}" if waiting else "it is paused"
-    elif row.status == "running":
-        now = "it is now running a pass (another approval was accepted first)"
+        head = (f"Call #{seq} ({call.connector}.{call.method}) is not pending any more: it was already decided, "
+                f"so nothing was {done}.")
+    waiting = [c for c in journal if c.state == "pending"]
+    if status == "paused" and waiting:
+        now = "The execution is now paused on " + ", ".join(
+            f"call #{c.seq} ({c.connector}.{c.method})" for c in waiting) + "."
     else:
-        now = f"it is now {row.status!r}"
-    return (f"{head}: {now}. Nothing was approved. Look at the execution's current pending call, if it has "
-            "one, and decide on that call.")
+        now = _NOW.get(status, f"The execution is now {status}.")
+    return f"{head} {now}"
+
+
+def _not_pending(j: RuntimeJournal, execution_id: str, seq: int, row: ExecutionRow | None) -> str:
+    """Why an approval of call #``seq`` was refused, from the execution ``row`` read after the refusal."""
+    return not_pending_text("approve", execution_id, seq, row.status if row is not None else None,
+                            j.entries(execution_id) if row is not None else [])
 
 
 def _refused(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

@@ -37,6 +37,7 @@ from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, Rep
 from codemode_kernel.kernel.variables import CarriedVariables
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet
+from codemode_kernel.runtime import not_pending_text
 from codemode_kernel.selection import resolve_execution, revertible_calls
 
 #: How many executions' records (code, output shown, card) are kept; paused ones are never dropped.
@@ -253,8 +254,12 @@ class Actions:
         seen = [p for p in record.pending if p.get("seq") == seq]
         if seq is None:
             now = [p.to_dict() for p in await runtime.pending(execution_id)]
-            if now:
-                seq, seen = now[0]["seq"], now[:1]
+            if not now:
+                # Nothing waits now (decided elsewhere, or an approval's pass is running): approve
+                # nothing. The runtime's "whatever is pending" would approve a call that pass pauses on
+                # next, which nobody here was shown (s12a).
+                return await self._nothing_waits("approve", execution_id, record.card, origin)
+            seq, seen = now[0]["seq"], now[:1]
         card = record.card
         if card is not None and not card.locked:
             card.busy("Approved: running the cell again from the top, replaying earlier calls…")
@@ -300,7 +305,7 @@ class Actions:
         now (if any) with one sentence saying what happened; the text is returned for the other doors."""
         runtime = self.home.runtime
         now = [p.to_dict() for p in await runtime.pending(state.id)] if state.status == "paused" else []
-        text = moved_on_text(verb, state, seq, seen)
+        text = not_pending_text(verb, state.id, seq, state.status, state.log)
         card = record.card
         if now:
             record.pending = now
@@ -309,6 +314,26 @@ class Actions:
         elif card is not None:
             card.refused(text, retry=False)
         return text
+
+    async def _nothing_waits(self, verb: str, execution_id: str, card: ExecutionCard | None,
+                             origin: Sink | None) -> dict[str, Any]:
+        """A ``verb`` that named no call found none pending: decided nothing; the card and ``origin`` say why."""
+        state = await self.home.runtime.execution(execution_id)
+        if state is None:
+            out = _refusal(execution_id, "UnknownExecutionError", str(UnknownExecutionError(
+                execution_id, self.home.runtime.name)))
+            _show_error(origin, out)
+            return out
+        late = _nothing_pending_text(verb, state)
+        self.home.notify("execution_changed", execution_id)
+        if state.status == "paused":  # paused on a call after the read: not decided, and not settled
+            if card is not None:
+                card.refused(late, retry=True)
+            _show_text_error(origin, "InvalidStateError", late)
+            return _refusal(execution_id, "InvalidStateError", late)
+        _say_settled(late, card, origin)
+        return {**_refusal(execution_id, "InvalidStateError", str(InvalidStateError(
+            execution_id, state.status, verb, ["paused"]))), "settled": True, "message": late}
 
     async def _call_name(self, execution_id: str, seq: int, seen: list[dict[str, Any]]) -> str:
         """``connector.method`` of call #``seq``: as shown, else from the journal."""
@@ -338,7 +363,9 @@ class Actions:
                     seq, seen = now[0]["seq"], now[:1]
             if card is not None and not card.locked:
                 card.busy("Rejecting…")
-            ok = await runtime.reject(execution_id, seq)
+            # Always by its number: with none, nothing waits now, and "whatever is pending" could be a
+            # call an approval's pass paused on after that read, which nobody here was shown (s12a).
+            ok = await runtime.reject(execution_id, seq) if seq is not None else False
             state = await runtime.execution(execution_id)
             if not ok:
                 if state is not None and state.status not in ("paused", "running"):
@@ -461,30 +488,6 @@ def settled_text(verb: str, state: ExecutionState) -> str:
     return f"Already approved: execution {eid} ran on after its approval {after}."
 
 
-def moved_on_text(verb: str, state: ExecutionState, seq: int, seen: list[dict[str, Any]]) -> str:
-    """Why a decision on call #``seq`` was refused: that call was decided elsewhere, and what waits now."""
-    entry = next((e for e in state.log if e.seq == seq), None)
-    if seen:
-        name = f" ({seen[0].get('connector')}.{seen[0].get('method')})"
-    elif entry is not None:
-        name = f" ({entry.connector}.{entry.method})"
-    else:
-        name = ""
-    done = "approved" if verb == "approve" else "rejected"
-    head = (f"Call #{seq}{name} is not pending any more: it was already decided, so nothing was {done}."
-            if entry is not None else
-            f"Call #{seq} is not pending: execution {state.id} has no such call, so nothing was {done}.")
-    waiting = [e for e in state.log if e.state == "pending"]
-    if state.status == "paused" and waiting:
-        now = "The execution is now paused on " + ", ".join(
-            f"call #{e.seq} ({e.connector}.{e.method})" for e in waiting) + "."
-    elif state.status == "running":
-        now = "The execution is running on (another approval was accepted first)."
-    else:
-        now = f"The execution is now {state.status.replace('_', ' ')}."
-    return f"{head} {now}"
-
-
 def _same_call(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return all(a.get(k) == b.get(k) for k in ("seq", "connector", "method", "args"))
 
@@ -513,9 +516,22 @@ def _show_text_error(origin: Sink | None, ename: str, evalue: str) -> None:
         origin.error(ename, evalue, error_traceback(ename, evalue, code=None, line=None, count=None))
 
 
+def _nothing_pending_text(verb: str, state: ExecutionState) -> str:
+    """A ``verb`` that named no call and found none pending: what the execution is now."""
+    waiting = [e for e in state.log if e.state == "pending"]
+    if state.status != "paused" or not waiting:
+        return settled_text(verb, state)
+    calls = ", ".join(f"call #{e.seq} ({e.connector}.{e.method})" for e in waiting)
+    done = "approved" if verb == "approve" else "rejected"
+    return (f"Nothing was {done}: execution {state.id} had no pending call when this {verb} looked, and it is "
+            f"now paused on {calls}, which this {verb} did not name. Decide on that call.")
+
+
 def _reject_refusal(execution_id: str, seq: int | None, state: ExecutionState | None) -> str:
     if state is None:
         return str(UnknownExecutionError(execution_id))
+    if seq is None:
+        return _nothing_pending_text("reject", state)
     if state.status != "paused":
         return str(InvalidStateError(execution_id, state.status, "reject", ["paused"]))
     pending = [e.seq for e in state.log if e.state == "pending"]

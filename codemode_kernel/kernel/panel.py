@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from codemode_kernel.errors import CodemodeError, PanelRequestError, UnknownExecutionError
 from codemode_kernel.kernel import panel_messages as pm
-from codemode_kernel.kernel.actions import moved_on_text, settled_text
+from codemode_kernel.kernel.actions import settled_text
+from codemode_kernel.runtime import not_pending_text
 from codemode_kernel.selection import revertible_calls
 
 if TYPE_CHECKING:
@@ -53,13 +54,13 @@ class PanelHost(Protocol):
         """The runtime the notebook's cells run in now."""
         ...
 
-    async def approve(self, execution_id: str, seq: int | None = None) -> dict[str, Any]:
+    async def approve(self, execution_id: str, seq: int) -> dict[str, Any]:
         """Approve call #``seq`` of a paused execution (refused if that call is no longer the pending
-        one; ``None``: the call pending now) and resume it, updating the cell that paused; the output dict."""
+        one) and resume it, updating the cell that paused; the output dict."""
         ...
 
-    async def reject(self, execution_id: str, seq: int | None) -> bool:
-        """Reject a paused execution's pending call, updating its cell; False if nothing was rejected."""
+    async def reject(self, execution_id: str, seq: int) -> bool:
+        """Reject a paused execution's pending call #``seq``, updating its cell; False if nothing was rejected."""
         ...
 
     async def rollback(self, execution_id: str) -> None:
@@ -270,8 +271,7 @@ class PanelChannel:
 
     async def _approve(self, request: pm.Request) -> dict[str, Any]:
         eid, seq = request.params["execution_id"], request.params["seq"]
-        # The panel sends the seq of the row it showed; a request without one (a scripted client,
-        # a page from before call numbers) approves the call pending now, as %approve does.
+        # The seq of the row the panel showed; a request without one never gets here (panel_messages).
         output = await self._host.approve(eid, seq)
         if output.get("settled"):
             # Decided elsewhere first (a card, a cell, another tab): not an error, an answer
@@ -298,14 +298,8 @@ class PanelChannel:
             if state.status not in ("paused", "running"):
                 # Decided elsewhere first: not an error, an answer saying how it ended.
                 return {"execution_id": eid, "status": state.status, "message": settled_text("reject", state)}
-            if seq is not None and state.status == "paused":  # the row's call was decided elsewhere
-                raise _Refused(moved_on_text("reject", state, seq, []), "InvalidStateError")
-            what = f"call #{seq} of execution {eid!r}" if seq is not None else f"execution {eid!r}"
-            raise _Refused(
-                f"Nothing to reject: {what} is not waiting for approval (the execution is {state.status!r}). "
-                "Refresh the panel to see its current state.",
-                "InvalidStateError",
-            )
+            # Paused on another call, or running on: the row's call was decided elsewhere.
+            raise _Refused(not_pending_text("reject", eid, seq, state.status, state.log), "InvalidStateError")
         self.notify("execution_changed", eid)
         return {"execution_id": eid, "status": "rejected"}
 

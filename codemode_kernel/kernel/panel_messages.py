@@ -43,20 +43,22 @@ from codemode_kernel.models import (
 )
 
 TARGET_NAME: Final = "codemode.panel"
-PROTOCOL_VERSION: Final = 1
+# 2 (s12a): approve and reject must name the call ("seq"). A page of protocol 1 may send them
+# without one; it is told to install matching versions and reload instead.
+PROTOCOL_VERSION: Final = 2
 
 # Parameter kinds: "str" / "int" are required; a trailing "?" makes the parameter optional
 # (absent or null). The TypeScript file declares the same table (REQUEST_PARAMS).
 # approve / reject: "seq" is the call the panel's row shows; the kernel decides only while that
 # call is the pending one (checked atomically by the runtime), so a stale click decides nothing.
-# Without it (a scripted client, a page from before call numbers) the call pending now is decided,
-# as a typed %approve does.
+# It is required: a request without it (a page from before call numbers, any client on the comm)
+# would decide a call its user never saw, so it is refused and decides nothing (s12a).
 REQUESTS: Final[Mapping[str, Mapping[str, str]]] = {
     "snapshot": {"limit": "int?"},
     "get_execution": {"execution_id": "str"},
     "get_value": {"execution_id": "str", "seq": "int?", "field": "str"},
-    "approve": {"execution_id": "str", "seq": "int?"},
-    "reject": {"execution_id": "str", "seq": "int?"},
+    "approve": {"execution_id": "str", "seq": "int"},
+    "reject": {"execution_id": "str", "seq": "int"},
     "rollback": {"execution_id": "str"},
     "delete_execution": {"execution_id": "str"},
     "save_snippet": {"execution_id": "str", "name": "str", "description": "str?"},
@@ -96,6 +98,7 @@ MAX_REQUEST_ID: Final = 200
 DEFAULT_EXECUTIONS: Final = 50
 
 _ELLIPSIS = "…"
+_DECISIONS: Final = {"approve": "approved", "reject": "rejected"}
 _SPACE = re.compile(r"\s+")
 
 
@@ -151,6 +154,11 @@ def _param(rtype: str, name: str, kind: str, value: object) -> Any:
     if value is None:
         if optional:
             return None
+        if name == "seq" and rtype in _DECISIONS:
+            raise PanelRequestError(
+                f"An {rtype!r} request must name the call it decides: 'seq', the call number of the pending "
+                f"action the panel shows. Nothing was {_DECISIONS[rtype]}. Reload the page if the extension "
+                "and the kernel come from different versions.")
         raise PanelRequestError(f"A {rtype!r} request needs {name!r} ({base}).")
     if base == "int":
         # bool is an int subclass in Python but not an integer in the protocol.

@@ -11,7 +11,11 @@
  */
 
 export const TARGET_NAME = 'codemode.panel';
-export const PROTOCOL_VERSION = 1;
+/**
+ * 2: approve and reject must name the call (`seq`); the kernel refuses them without one. A page
+ * of protocol 1 is told to install matching versions and reload.
+ */
+export const PROTOCOL_VERSION = 2;
 
 /**
  * Parameters of every request: "str" / "int" are required, a trailing "?" makes the
@@ -21,8 +25,8 @@ export const REQUEST_PARAMS = {
   snapshot: { limit: 'int?' },
   get_execution: { execution_id: 'str' },
   get_value: { execution_id: 'str', seq: 'int?', field: 'str' },
-  approve: { execution_id: 'str', seq: 'int?' },
-  reject: { execution_id: 'str', seq: 'int?' },
+  approve: { execution_id: 'str', seq: 'int' },
+  reject: { execution_id: 'str', seq: 'int' },
   rollback: { execution_id: 'str' },
   delete_execution: { execution_id: 'str' },
   save_snippet: { execution_id: 'str', name: 'str', description: 'str?' },
@@ -233,8 +237,8 @@ export interface IRequestParams {
   get_value: { execution_id: string; seq?: number | null; field: ValueField };
   /** `seq`: the pending call the panel showed; the kernel approves nothing if it is no longer pending. */
   approve: { execution_id: string; seq: number };
-  /** `seq`: as for approve (the panel always sends it; the protocol allows null for older clients). */
-  reject: { execution_id: string; seq: number | null };
+  /** `seq`: as for approve; required, a reject that names no call is refused. */
+  reject: { execution_id: string; seq: number };
   rollback: { execution_id: string };
   delete_execution: { execution_id: string };
   save_snippet: {

@@ -319,11 +319,11 @@ export class CodeModeModel {
     return true;
   }
 
-  /** Reject a paused execution's pending call (the execution ends rejected). */
-  async reject(
-    executionId: string,
-    seq: number | null = null
-  ): Promise<boolean> {
+  /**
+   * Reject call #`seq` of a paused execution, the call the panel showed (the execution ends
+   * rejected). The kernel rejects nothing if that call is no longer the pending one.
+   */
+  async reject(executionId: string, seq: number): Promise<boolean> {
     const reply = await this._act(`reject:${executionId}`, () =>
       this.request('reject', { execution_id: executionId, seq })
     );

@@ -360,7 +360,7 @@ describe('CodeModeModel', () => {
 
   it('says how an execution decided elsewhere ended when a late Reject arrives', async () => {
     await ready([execution('P', 'paused')]);
-    const rejecting = model.reject('P');
+    const rejecting = model.reject('P', 0);
     reply(transport.last('reject'), {
       execution_id: 'P',
       status: 'completed',
@@ -792,10 +792,8 @@ describe('messages', () => {
 
   it('declares parameters for every request type', () => {
     expect(Object.keys(REQUEST_PARAMS)).toContain('approve');
-    expect(REQUEST_PARAMS.reject).toEqual({ execution_id: 'str', seq: 'int?' });
-    expect(REQUEST_PARAMS.approve).toEqual({
-      execution_id: 'str',
-      seq: 'int?'
-    });
+    // Protocol 2: a decision names its call; the kernel refuses one without.
+    expect(REQUEST_PARAMS.reject).toEqual({ execution_id: 'str', seq: 'int' });
+    expect(REQUEST_PARAMS.approve).toEqual({ execution_id: 'str', seq: 'int' });
   });
 });

@@ -212,7 +212,7 @@ def test_the_panel_approves_through_the_same_path_as_the_button(kernel: Kernel, 
     card = pause(kernel, "panel")
     eid = kernel.ok("%pending").of("display_data")[0]["data"]["text/plain"].split("\n")[2].split()[0]
     comm = kernel.open_comm("codemode.panel")
-    kernel.comm_msg(comm, {"type": "approve", "request_id": "r1", "execution_id": eid})
+    kernel.comm_msg(comm, {"type": "approve", "request_id": "r1", "execution_id": eid, "seq": 0})
     kernel.wait_until(lambda: "Completed" in kernel.widgets.header(card), what="the card to complete")
     assert "after panel" in kernel.widgets.texts(card)
     assert calls(notebook_dir, "add_note") == 1

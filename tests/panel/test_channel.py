@@ -72,18 +72,18 @@ async def test_pending_entry_has_no_result(setup: Setup) -> None:
 async def test_approve_from_the_panel_runs_the_action_once(setup: Setup) -> None:
     """Approve goes through the host (the cell updates) and the approved call runs exactly once."""
     paused = await setup.host.rt.execute(READ_THEN_WRITE)
-    eid = paused["execution_id"]
+    eid, seq = paused["execution_id"], paused["pending"][0]["seq"]
     other = setup.open_panel("comm-2")
-    reply = await setup.panel.data("approve", execution_id=eid)
+    reply = await setup.panel.data("approve", execution_id=eid, seq=seq)
     assert reply == {"execution_id": eid, "status": "completed", "error": None, "pending": 0}
     assert setup.host.calls == [("approve", eid)]
     assert setup.shop.calls["create_item"] == 1 and setup.shop.calls["list_items"] == 1
     # Every open panel hears about it, not only the one that clicked.
     assert other.comm.of_type("event") == [{"type": "event", "event": "execution_changed", "execution_id": eid}]
 
-    again = await setup.panel.ask("approve", execution_id=eid)
+    again = await setup.panel.ask("approve", execution_id=eid, seq=seq)
     assert again["type"] == "error" and again["error_type"] == "InvalidStateError"
-    assert "it is 'completed'" in again["error"]
+    assert "The execution has completed." in again["error"]
     assert setup.shop.calls["create_item"] == 1
 
 
@@ -94,7 +94,7 @@ async def test_reject_from_the_panel(setup: Setup) -> None:
     assert await setup.panel.data("reject", execution_id=eid, seq=1) == {"execution_id": eid, "status": "rejected"}
     assert setup.shop.calls["create_item"] == 0
     assert (await setup.host.rt.execution(eid)).status == "rejected"  # type: ignore[union-attr]
-    again = await setup.panel.data("reject", execution_id=eid)
+    again = await setup.panel.data("reject", execution_id=eid, seq=1)
     assert again["status"] == "rejected"
     assert again["message"].startswith(f"Already decided: execution {eid} was rejected")
     assert setup.shop.calls["create_item"] == 0
@@ -210,11 +210,12 @@ async def test_get_value_names_what_exists(setup: Setup) -> None:
 async def test_unknown_execution_ids_get_error_replies(setup: Setup) -> None:
     """Every request about an unknown execution gets an error reply; the host is not asked to act."""
     for request_type in ("get_execution", "approve", "rollback", "delete_execution"):
-        answer = await setup.panel.ask(request_type, execution_id="NOPE")
+        seq = {"seq": 0} if request_type == "approve" else {}
+        answer = await setup.panel.ask(request_type, execution_id="NOPE", **seq)
         assert answer["type"] == "error" and answer["request"] == request_type
         assert answer["error_type"] in ("UnknownExecutionError", "InvalidStateError"), answer
         assert "'NOPE'" in answer["error"]
-    reject = await setup.panel.ask("reject", execution_id="NOPE")
+    reject = await setup.panel.ask("reject", execution_id="NOPE", seq=0)
     assert reject["error_type"] == "UnknownExecutionError"
 
 

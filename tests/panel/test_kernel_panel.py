@@ -128,7 +128,8 @@ def test_a_cell_that_pauses_is_shown_and_approved_from_the_panel(kernel: Kernel,
     assert [(e["path"], e["state"]) for e in detail["entries"]] == [("notes.list_notes", "applied"),
                                                                     ("notes.add_note", "pending")]
 
-    reply = panel.data("approve", execution_id=eid)
+    (seq,) = [p["seq"] for p in snap["pending"] if p["execution_id"] == eid]
+    reply = panel.data("approve", execution_id=eid, seq=seq)
     assert reply["status"] == "completed"
     kernel.wait_until(lambda: "Completed" in kernel.widgets.header(card), what="the cell's card to complete")
     assert "from the panel" in kernel.widgets.texts(card)
@@ -137,10 +138,10 @@ def test_a_cell_that_pauses_is_shown_and_approved_from_the_panel(kernel: Kernel,
     assert [(e["state"], e["pass_number"]) for e in detail["entries"]] == [("applied", 1), ("applied", 2)]
     assert detail["passes"] == 2
 
-    again = panel.data("approve", execution_id=eid)  # a second click, or a late one from another tab
+    again = panel.data("approve", execution_id=eid, seq=seq)  # a second click, or a late one from another tab
     assert again["status"] == "completed"
     assert again["message"] == f"Already approved: execution {eid} ran on after its approval and completed."
-    late = panel.data("reject", execution_id=eid, seq=None)  # a Reject clicked in a stale view
+    late = panel.data("reject", execution_id=eid, seq=seq)  # a Reject clicked in a stale view
     assert late["status"] == "completed"
     assert late["message"].startswith(f"Too late to reject: execution {eid} was already approved and completed.")
     assert calls(folder, "add_note") == before + 1
@@ -149,7 +150,7 @@ def test_a_cell_that_pauses_is_shown_and_approved_from_the_panel(kernel: Kernel,
 def test_roll_back_from_the_panel_reverts_once(kernel: Kernel, panel: PanelClient, folder: Path) -> None:
     pause(kernel, "to undo")
     eid = paused_id(panel)
-    panel.data("approve", execution_id=eid)
+    panel.data("approve", execution_id=eid, seq=1)
     assert "to undo" in notes(folder)
     reply = panel.data("rollback", execution_id=eid)
     assert reply == {"execution_id": eid, "status": "rolled_back", "reverted": 1}

@@ -123,7 +123,7 @@ async def test_kernel_messages_have_the_declared_fields(setup: Setup) -> None:
     assert_fields(snap["pending"][0], "IPendingAction")
     assert_fields(snap["pending"][0]["args"], "IValue")
 
-    approved = await setup.panel.data("approve", execution_id=eid)
+    approved = await setup.panel.data("approve", execution_id=eid, seq=snap["pending"][0]["seq"])
     assert_fields(approved, "IApproveReply")
     event = setup.panel.comm.of_type("event")[-1]
     assert_fields(event, "IEventMessage")

@@ -76,15 +76,6 @@ async def test_a_stale_approve_from_a_second_panel_approves_nothing(lab: Lab) ->
     assert done["status"] == "completed" and lab.ledger.done == ["A", "B"]
 
 
-async def test_an_approve_without_seq_approves_the_call_pending_now(lab: Lab) -> None:
-    """A request without 'seq' (a scripted client, a page from before call numbers) keeps working."""
-    panel = lab.panel("old")
-    eid = await lab.paused()
-    assert (await panel.data("approve", execution_id=eid))["status"] == "paused"
-    assert (await panel.data("approve", execution_id=eid, seq=None))["status"] == "completed"
-    assert lab.ledger.done == ["A", "B"]
-
-
 async def test_a_seq_that_is_not_a_call_number_is_refused_before_anything_runs(lab: Lab) -> None:
     panel = lab.panel("bad")
     eid = await lab.paused()

@@ -145,7 +145,8 @@ async def test_requests_arriving_on_another_thread_are_served_on_the_kernel_loop
 
     def subshell() -> None:
         async def deliver() -> None:
-            setup.panel.comm.deliver({"type": "approve", "request_id": "sub1", "execution_id": eid})
+            setup.panel.comm.deliver({"type": "approve", "request_id": "sub1", "execution_id": eid,
+                                       "seq": paused["pending"][0]["seq"]})
             thread_loop_ran.set()
 
         asyncio.run(deliver())

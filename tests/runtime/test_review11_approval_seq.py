@@ -151,7 +151,7 @@ async def test_a_pending_call_of_another_execution_is_not_this_one_s(make_runtim
         out = await tab2.approve(a, seq=0)
         assert out["status"] == "error" and out.get("refused") is True, out
         assert out["error_type"] == "InvalidStateError"
-        assert "call #0 (shop.create_item) is no longer the pending call" in out["error"]
+        assert "Call #0 (shop.create_item) is not pending any more" in out["error"]
     else:
         assert await tab2.reject(a, 0) is False
     assert shop.calls["create_item"] == 1

@@ -51,10 +51,9 @@ async def test_a_stale_click_approves_nothing(make_runtime: RuntimeFactory) -> N
     assert stale["error_type"] == "InvalidStateError"
     assert stale["execution_id"] == eid
     message = stale["error"]
-    assert "call #0 (shop.create_item) is no longer the pending call" in message
+    assert "Call #0 (shop.create_item) is not pending any more" in message
     assert "paused on call #1 (shop.create_item)" in message
-    assert "Nothing was approved" in message
-    assert "current pending call" in message
+    assert "nothing was approved" in message
     assert shop.calls["create_item"] == 1  # call #1 was not run
     assert await _state(tab1, eid) == before == ("paused", 2, [(0, "applied"), (1, "pending")])
     assert [p.seq for p in await tab2.pending(eid)] == [1]
@@ -83,7 +82,7 @@ async def test_racing_approvals_of_the_same_seq_apply_once(make_runtime: Runtime
     assert sorted(r["status"] for r in results) == ["error", "paused"]
     refused = next(r for r in results if r["status"] == "error")
     assert refused["refused"] is True and refused["error_type"] == "InvalidStateError"
-    assert "Nothing was approved" in refused["error"]
+    assert "nothing was approved" in refused["error"]
     assert shop.calls["create_item"] == 1
     assert await _state(a, eid) == ("paused", 2, [(0, "applied"), (1, "pending")])
 
@@ -125,8 +124,8 @@ async def test_a_stale_click_while_the_approved_pass_runs(make_runtime: RuntimeF
     out = await tab1.approve(eid, seq=0)
     assert out["status"] == "paused" and [p["seq"] for p in out["pending"]] == [1]
     assert len(seen) == 1 and seen[0]["refused"] is True and seen[0]["error_type"] == "InvalidStateError"
-    assert "it is now running a pass" in seen[0]["error"]
-    assert "Nothing was approved" in seen[0]["error"]
+    assert "The execution is running on (another approval was accepted first)." in seen[0]["error"]
+    assert "nothing was approved" in seen[0]["error"]
     assert gate.runs == [0]
     assert await _state(tab1, eid) == ("paused", 2, [(0, "applied"), (1, "pending")])
 
@@ -139,10 +138,10 @@ async def test_a_seq_that_never_existed(make_runtime: RuntimeFactory) -> None:
     before = await _state(rt, eid)
     out = await rt.approve(eid, seq=7)
     assert out["refused"] is True and out["error_type"] == "InvalidStateError"
-    assert f"call #7 is not a call of execution {eid!r}" in out["error"]
+    assert f"Call #7 is not pending: execution {eid} has no such call" in out["error"]
     assert "paused on call #1 (shop.create_item)" in out["error"]
     ok = await rt.approve(eid, seq=0)  # call #0 exists but is not the pending one (a read, applied)
-    assert ok["refused"] is True and "call #0 (shop.list_items) is no longer the pending call" in ok["error"]
+    assert ok["refused"] is True and "Call #0 (shop.list_items) never waited for approval" in ok["error"]
     assert await rt.reject(eid, 7) is False
     assert shop.calls == {"list_items": 1}
     assert await _state(rt, eid) == before == ("paused", 1, [(0, "applied"), (1, "pending")])
@@ -170,8 +169,8 @@ async def test_approve_with_a_seq_after_the_end(make_runtime: RuntimeFactory) ->
     assert (await rt.approve(eid, seq=1))["status"] == "completed"
     out = await rt.approve(eid, seq=1)
     assert out["refused"] is True and out["error_type"] == "InvalidStateError"
-    assert "call #1 (shop.create_item) is no longer the pending call" in out["error"]
-    assert "it is now 'completed'" in out["error"]
+    assert "Call #1 (shop.create_item) is not pending any more" in out["error"]
+    assert "The execution has completed." in out["error"]
     assert shop.calls["create_item"] == 1
     assert await rt.delete_execution(eid)
     gone = await rt.approve(eid, seq=1)
