@@ -320,19 +320,15 @@ def _get_execution() -> ClauseElement:
         executions.c.runtime == bindparam("k_runtime"), executions.c.id == bindparam("k_id")))
 
 
-def _transition(expected: int, fields: Sequence[str], pending: bool = False) -> Callable[[], ClauseElement]:
-    """A status change from one of ``expected`` statuses, setting ``fields`` (``v_<name>``); with
-    ``pending``, only while the execution's entry ``k_seq`` is ``pending`` (the same statement)."""
-    x, e = executions, entries
+def _transition(expected: int, fields: Sequence[str]) -> Callable[[], ClauseElement]:
+    """A status change from one of ``expected`` statuses, setting ``fields`` (``v_<name>``)."""
+    x = executions
 
     def build() -> ClauseElement:
-        where = [x.c.runtime == bindparam("k_runtime"), x.c.id == bindparam("k_id"),
-                 x.c.status.in_([bindparam(f"k_expected{i}") for i in range(expected)])]
-        if pending:
-            where.append(select(e.c.seq).where(and_(
-                e.c.runtime == bindparam("k_runtime"), e.c.execution_id == bindparam("k_id"),
-                e.c.seq == bindparam("k_seq"), e.c.state == bindparam("k_pending"))).exists())
-        return update(x).where(and_(*where)).values({k: bindparam(f"v_{k}") for k in fields})
+        return update(x).where(and_(
+            x.c.runtime == bindparam("k_runtime"), x.c.id == bindparam("k_id"),
+            x.c.status.in_([bindparam(f"k_expected{i}") for i in range(expected)]))).values(
+            {k: bindparam(f"v_{k}") for k in fields})
 
     return build
 
@@ -412,8 +408,8 @@ def _entry_state() -> ClauseElement:
         e.c.runtime == bindparam("k_runtime"), e.c.execution_id == bindparam("k_id"), e.c.seq == bindparam("k_seq")))
 
 
-def _transition_key(expected: int, fields: Sequence[str], pending: bool = False) -> tuple[Any, ...]:
-    return ("transition", expected, tuple(fields), pending)
+def _transition_key(expected: int, fields: Sequence[str]) -> tuple[Any, ...]:
+    return ("transition", expected, tuple(fields))
 
 
 # What every runtime's passes run (runtime.py, passes.py): a new execution's start and prune, an
@@ -433,8 +429,6 @@ _PASS_STATEMENTS: list[tuple[Hashable, Callable[[], ClauseElement]]] = [
     ("settle_pending", _settle_pending),
     ("entry_state", _entry_state),
     (("set_entry", 1, ("state", "updated_at", "pass_number")), _set_entry(1, ("state", "updated_at", "pass_number"))),
-    (_transition_key(1, ("status", "updated_at", "passes"), True), _transition(1, ("status", "updated_at", "passes"),
-                                                                              True)),
     *((_transition_key(1, fields), _transition(1, fields)) for fields in (
         ("status", "updated_at", "passes"),
         ("status", "updated_at", "logs"),
@@ -984,11 +978,13 @@ class JournalStore:
                    **fields: Any) -> bool:
         """Compare-and-set the status; True if this caller won.
 
-        ``pending_seq``: only if the execution's call #``pending_seq`` is ``pending`` too, checked in
-        the same ``UPDATE`` (``AND EXISTS (SELECT … state = 'pending')``), so no other change can come
-        between the check and the status change, on SQLite (one writer) or PostgreSQL (a racing
-        update waits for the row and checks its status again). An approval meant for one pending
-        call cannot claim a later one that its sender never saw (issue 12, s11p).
+        ``pending_seq``: only if the execution's call #``pending_seq`` is ``pending`` too, read in the
+        claim's transaction once its ``UPDATE`` holds the execution's row (SQLite: the one writer's
+        lock; PostgreSQL: the row lock, after any host that held it committed). Every change that ends
+        a pending call commits with a status change of that row (a claim, a reject, an expiry) or
+        while the execution is not ``paused``, so no other change can come between the check and the
+        status change: an approval meant for one pending call cannot claim a later one that its
+        sender never saw (issue 12, s11p, review 11).
 
         Moving to a terminal status also ends the execution's ``pending`` entries (state
         ``error``, error = the ``error_type`` given, else the status), atomically.
@@ -1003,22 +999,33 @@ class JournalStore:
                   **{f"v_{k}": v for k, v in values.items()}}
         guarded = pending_seq is not None
         if guarded:
-            params["k_seq"], params["k_pending"] = pending_seq, "pending"
+            params["k_seq"] = pending_seq
         # On the driver's cursor, one transaction (issue 12: every pass ends here).
         raw = conn.connection.dbapi_connection
         assert raw is not None
         cursor = raw.cursor()
         try:
             changed = tuple(values)
-            won = bool(self._statement(_transition_key(len(expected), changed, guarded),
-                                       _transition(len(expected), changed, guarded)).seen(conn, cursor, params)
+            won = bool(self._statement(_transition_key(len(expected), changed),
+                                       _transition(len(expected), changed)).seen(conn, cursor, params)
                        .rowcount == 1)
             if won and guarded:
-                # Read again in the claim's transaction, now that it holds the row: on PostgreSQL (READ
-                # COMMITTED) an UPDATE that waited for another host's transaction re-checks the row's status
-                # on its newest version but evaluates the EXISTS on the statement's first snapshot, where
-                # call #k may still be pending although that host approved it and paused on a later call
-                # (review 11). A new statement sees what that host committed; the claim then gives way.
+                # Read after the UPDATE, as a statement of its own, now that the claim holds the row: on
+                # PostgreSQL (READ COMMITTED) an UPDATE that waited for another host's transaction re-checks
+                # the row's status on its newest version, but anything else in it (a subquery) is evaluated
+                # on the statement's first snapshot, where call #k may still be pending although that host
+                # approved it and paused on a later call (review 11). A new statement sees what that host
+                # committed; the claim then gives way.
+                #
+                # Design log (s12a): from 7c58066 the check was an ``AND EXISTS (SELECT … state =
+                # 'pending')`` in the UPDATE; review 11 (b5072e8) added this read for PostgreSQL, and the
+                # two checked the same thing. Each removed in turn on the tree of c131957, run on SQLite and
+                # PostgreSQL (tests/runtime/test_s12a_claim_race.py, test_review11_approval_seq.py,
+                # test_s11p_stale_approval.py): without the read 4 failed (review 11's stale click that
+                # waited for another host's row, approve and reject, both executors, PostgreSQL: the EXISTS
+                # alone let it decide call #1); without the EXISTS 76 passed. So the read alone is the
+                # check and the EXISTS went. A stale claim now takes the row and rolls back instead of
+                # matching no row: the same outcome (nothing changed, False).
                 state = self._statement("entry_state", _entry_state).seen(conn, cursor, params).fetchone()
                 if state is None or state[0] != "pending":
                     raw.rollback()
