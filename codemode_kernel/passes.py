@@ -620,6 +620,7 @@ class PassHandler:
         # and a 50 MB argument must not be decoded, validated or quoted back (issue 10, item 8).
         try:
             canonical = codec.canonical_encoded(encoded_args)
+            codec.check_storable(canonical, f"the arguments of {method.path}")  # a lone surrogate (review 12)
         except (ValueError, TypeError, RecursionError) as exc:
             return self.fail("CodecError", f"the arguments of {method.path} are not valid data ({clip(str(exc))})")
         self._check_size(canonical, f"The arguments of {method.path}")

@@ -682,9 +682,11 @@ def _collect_variables(g: Mapping[str, Any], reserved: set[str], budget: int | N
             continue
         try:
             encoded = codec.encode(value, name)
-        except codec.EncodeError:
+            text = codec.dumps_encoded(encoded)
+            codec.check_storable(text, name)
+        except ValueError:  # EncodeError, an int too long to write, a lone surrogate: not carried over (review 12)
             continue
-        size = len(codec.dumps_encoded(encoded))
+        size = len(text)
         if size > codec.MAX_VALUE_CHARS or (budget is not None and used + size > budget):
             continue
         used += size

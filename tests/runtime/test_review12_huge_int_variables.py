@@ -23,8 +23,6 @@ CODES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: collecting variables writes an int of more than 4,300 digits and "
-                                       "the pass fails as WorkerCrashed")
 @pytest.mark.parametrize("code", CODES.values(), ids=CODES.keys())
 async def test_a_cell_assigning_a_huge_int_completes(make_runtime: RuntimeFactory, code: str) -> None:
     """It is an error if the cell fails, or if a name that cannot be carried over is carried over."""
