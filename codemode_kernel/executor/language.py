@@ -28,7 +28,21 @@ Design log:
   (tests/executor/test_review12_subscripts.py, 45 cases on both executors). A loop of subscript reads
   (``t += a[i] + a[i - 1]``, 200,000 times, CPU time in one process, medians of 9), 4 alternating runs
   at load 6.6-7.9: sandbox / plain exec 1.36, 1.26, 1.48, 1.32 -> 0.97, 0.99, 0.97, 0.97. The sieve
-  of ``bench_executor`` reads a subscript only in its outer loop: its cost is the write check below.
+  of ``bench_executor`` reads a subscript only in its outer loop: its cost is the write check (next entry).
+- A subscript write checked ``type(name) in _WRITABLE`` inline at every write (a call of ``type``,
+  two name lookups and a set lookup): in the sieve that check was all of the sandbox's overhead
+  (plain exec 24.3 ms, the cell 40.9, the cell with no check at all 24.1, CPU in one process). Each
+  write site now keeps the container it last let through unchanged (``_FastGuards.visit_Subscript``,
+  :func:`_write_slot`) and an ``is`` test passes the same object on; anything else calls the guard, as
+  before. Same outcomes (tests/executor/test_s12s_write_slots.py, test_isolated_fast_guards.py,
+  test_review12_subscripts.py; 12 write and refusal cases compared with the parent: identical values,
+  errors, lines and tracebacks). A slot keeps its container alive until the site writes to another
+  one (at most one object a site). The sieve through the isolated executor (``benchmarks/s12s_sieve.py``,
+  medians of 5 per process, CPU time of the loop / plain exec's), 8 alternating rounds against df6fbe9
+  at load 6.6-8.2: 1.73 -> 1.29 (lower in 7 of 8); the wall-clock ratio 1.81 -> 1.58 (7 of 8). Again
+  against 50cf6f2 (review 12's fixes in), load 4.0-5.5: CPU 1.80 -> 1.47 (6 of 8), wall 2.14 -> 1.36
+  (6 of 8), the loop's CPU in the sandbox 60.7 -> 43.1 ms. The slow draws (100-260 ms of wall for a
+  ~25 ms loop) are CPU time too (33-85 ms CPU draws): contention from the load, not a wait.
 - The ``_getattr_`` guard takes a short way for the connector proxy (``PLAIN_ATTRIBUTE_TYPES``):
   every attribute of it not starting with '_' is a method proxy or its name, so only the name's
   checks apply (same values and errors for every name: tests/executor/test_s10w_call_path.py).
@@ -215,7 +229,8 @@ class _FastGuards(ast.NodeTransformer):
 
     ``_inplacevar_`` is exactly ``operator.i<op>`` (see :func:`_inplacevar`), so
     ``x = _inplacevar_('+=', x, y)`` becomes ``x += y`` again; ``_write_(name)[k] = v``
-    skips the guard call when ``type(name)`` is one :func:`_write_guard` passes unchanged.
+    skips the guard call when ``name`` is the container this write site last let through
+    unchanged (its slot, see :meth:`visit_Subscript`), and calls it otherwise.
     ``_getitem_(ob, index)`` becomes ``ob[index]`` again when the guard is the plain subscript
     (:data:`GETITEM_IS_PLAIN`): RestrictedPython hands the subscript's own slice node (an
     ``ast.Slice``, a tuple of them, a starred key) to the call, so the subscript rebuilt from it
@@ -234,19 +249,40 @@ class _FastGuards(ast.NodeTransformer):
             return ast.copy_location(ast.Subscript(value=node.args[0], slice=node.args[1], ctx=ast.Load()), node)
         return node
 
+    def __init__(self) -> None:
+        self.slots: list[str] = []  # one per write site: the container it last let through (see visit_Subscript)
+
+    def visit_Module(self, node: ast.Module) -> ast.AST:
+        self.generic_visit(node)
+        if self.slots:  # every write site's slot is bound before any code of the cell runs
+            at = 0
+            while at < len(node.body) and isinstance(node.body[at], ast.ImportFrom) \
+                    and getattr(node.body[at], "module", None) == "__future__":  # they stay first (the compiler's rule)
+                at += 1
+            init = ast.Assign(targets=[ast.Name(slot, ast.Store()) for slot in self.slots], value=ast.Constant(None))
+            _locate(node.body[min(at, len(node.body) - 1)], init, init.value, *init.targets)
+            node.body.insert(at, init)
+        return node
+
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         self.generic_visit(node)
         guard = node.value
         if (isinstance(node.ctx, ast.Store | ast.Del) and isinstance(guard, ast.Call)
                 and isinstance(guard.func, ast.Name) and guard.func.id == "_write_" and not guard.keywords
                 and len(guard.args) == 1 and isinstance(guard.args[0], ast.Name)):
+            # name[k] = v  ->  (name if name is __codemode_w<i>__ else __codemode_write__(name, <slot>))[k] = v
+            # The slot holds the container this site last let through unchanged (its type exactly one of
+            # _WRITABLE: _write_slot). Holding it keeps it alive, so "is" means that very object, whose
+            # type has not changed: cell code cannot assign __class__ (a '_' attribute, no setattr).
             name = guard.args[0].id
-            made = [ast.Name("__codemode_type__", ast.Load()), ast.Name(name, ast.Load()),
-                    ast.Name("__codemode_writable__", ast.Load()), ast.Name(name, ast.Load())]
-            call = ast.Call(func=made[0], args=[made[1]], keywords=[])
-            fast = ast.Compare(left=call, ops=[ast.In()], comparators=[made[2]])
-            node.value = ast.IfExp(test=fast, body=made[3], orelse=guard)
-            _locate(node, node.value, fast, call, *made)
+            slot = f"__codemode_w{len(self.slots)}__"
+            self.slots.append(slot)
+            made = [ast.Name(name, ast.Load()), ast.Name(slot, ast.Load()), ast.Name(name, ast.Load()),
+                    ast.Name("__codemode_write__", ast.Load()), ast.Name(name, ast.Load()), ast.Constant(slot)]
+            same = ast.Compare(left=made[0], ops=[ast.Is()], comparators=[made[1]])
+            call = ast.Call(func=made[3], args=[made[4], made[5]], keywords=[])
+            node.value = ast.IfExp(test=same, body=made[2], orelse=call)
+            _locate(node, node.value, same, call, *made)
         return node
 
     def visit_Assign(self, node: ast.Assign) -> ast.AST:
@@ -359,6 +395,20 @@ def _apply(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 #: of the collections types (review 12: ``Counter()[k] = v`` was refused as if unsupported).
 _WRITABLE = frozenset({dict, list, set, bytearray, _collections.Counter, _collections.defaultdict,
                        _collections.OrderedDict, _collections.deque})
+
+
+def _write_slot(g: dict[str, Any]) -> Callable[[Any, str], Any]:
+    """The write guard of a pass's globals ``g`` as inlined write sites call it: like :func:`_write_guard`,
+    and a container it lets through unchanged is kept in the site's slot in ``g``, so that the site's next
+    write to the same object skips the call (``_FastGuards.visit_Subscript``)."""
+
+    def write(ob: Any, slot: str) -> Any:
+        if type(ob) in _WRITABLE:
+            g[slot] = ob
+            return ob
+        return _write_guard(ob)
+
+    return write
 
 
 def _write_guard(ob: Any) -> Any:
@@ -507,8 +557,6 @@ def guard_globals(print_collector: Any) -> dict[str, Any]:
         "__name__": SANDBOX_MODULE,
         "__metaclass__": type,
         "__codemode_return__": TopLevelReturn,
-        "__codemode_type__": type,
-        "__codemode_writable__": _WRITABLE,
         "_getattr_": _guarded_getattr,
         "_getitem_": GETITEM_GUARD,
         "_getiter_": iter,
@@ -520,4 +568,5 @@ def guard_globals(print_collector: Any) -> dict[str, Any]:
         "_print_": print_collector,
     }
     g.update(MODULES)
+    g["__codemode_write__"] = _write_slot(g)
     return g
