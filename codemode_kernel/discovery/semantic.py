@@ -34,6 +34,7 @@ import hashlib
 import importlib.metadata
 import json
 import logging
+import math
 import os
 import struct
 import tempfile
@@ -240,14 +241,14 @@ class MiniLM:
                 return v.reshape(n, t, self.heads, d).transpose(0, 2, 1, 3)
 
             q, k, v = (split(lin(x, f"attention.self.{m}")) for m in ("query", "key", "value"))
-            scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(d) + bias
+            scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d) + bias
             scores = np.exp(scores - scores.max(-1, keepdims=True))
             scores /= scores.sum(-1, keepdims=True)
             ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(n, t, -1)
             x = self._norm(x + lin(ctx, "attention.output.dense"), w[pre + "attention.output.LayerNorm.weight"],
                            w[pre + "attention.output.LayerNorm.bias"])
             h = lin(x, "intermediate.dense")
-            h = 0.5 * h * (1 + _erf(h / np.sqrt(2)))
+            h = 0.5 * h * (1 + _erf(h / math.sqrt(2)))
             x = self._norm(x + lin(h, "output.dense"), w[pre + "output.LayerNorm.weight"],
                            w[pre + "output.LayerNorm.bias"])
         pooled = (x * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)

@@ -80,6 +80,13 @@ def test_the_embedding_of_a_fixed_sentence_is_the_pinned_one(model: semantic.Min
     assert abs(float(np.linalg.norm(v)) - 1.0) < 1e-5
 
 
+def test_the_model_computes_in_float32(model: semantic.MiniLM) -> None:
+    """Every layer stays float32 (numpy 2 promotes float32 arrays divided by a numpy float64 scalar to float64:
+    twice the memory and time of the catalog's build)."""
+    ids = np.array([[model.tok.cls, 2000, model.tok.sep]])
+    assert model._forward(ids, np.ones(ids.shape, dtype=np.float32)).dtype == np.float32
+
+
 def test_the_blend_is_the_measured_formula() -> None:
     """Lexical score over the best, plus 0.6 x max(0, (cosine - mean) / (max - mean)), over both pools."""
     keys = ["a", "b", "c", "d"]
