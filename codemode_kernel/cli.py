@@ -37,6 +37,7 @@ from codemode_kernel.building import runtime_for_folder
 from codemode_kernel.commands import COMMANDS, Command
 from codemode_kernel.connectors.toolset import ToolSetConnector
 from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError, UsageError
+from codemode_kernel.journal_files import sqlite_url
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, ToolLogEntry
 from codemode_kernel.runtime import CodemodeRuntime
 from codemode_kernel.selection import resolve_execution, revertible_calls
@@ -442,7 +443,7 @@ async def demo(console: Console, ask: Callable[[str], str]) -> int:
                              reverts={"add_note": forget})
     w = console.out.write
     printed = ProgramOutput(console.out)
-    async with CodemodeRuntime([notes], store=f"sqlite:///{folder / 'demo.codemode.db'}") as rt:
+    async with CodemodeRuntime([notes], store=sqlite_url(folder / "demo.codemode.db")) as rt:
         w("Code Mode terminal demo. The program:\n\n" + "".join(f"    {ln}\n" for ln in DEMO_PROGRAM.splitlines()))
         w("\nPass 1 runs until the call that needs approval:\n")
         out = await rt.execute(DEMO_PROGRAM, on_output=printed.write)

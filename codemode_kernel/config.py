@@ -59,6 +59,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.connectors.policy import ConnectorPolicy, WithPolicy
@@ -496,5 +497,8 @@ def resolve_sqlite_url(url: str, base_dir: Path) -> str:
         if url.startswith(prefix):
             rest = url[len(prefix):]
             if rest and not rest.startswith("/") and not rest.startswith(":memory:"):
-                return prefix + str((base_dir / rest).resolve())
+                # The folder's path is quoted ('?' or '%XX' in it would pick another file: review 12);
+                # the user's own part stays as written, its query (driver options) included.
+                path, sep, query = rest.partition("?")
+                return prefix + quote(str((base_dir / unquote(path)).resolve()), safe="/") + sep + query
     return url

@@ -112,6 +112,7 @@ import asyncio
 import dataclasses
 import logging
 import os
+import re
 import threading
 import time
 import weakref
@@ -140,6 +141,7 @@ from codemode_kernel.errors import (
 from codemode_kernel.executor.base import ExecuteResult, Executor, OutputCallback, SandboxError
 from codemode_kernel.executor.stream import bounded_lines
 from codemode_kernel.journal import EntryRow, ExecutionRow, JournalStore, now_ms
+from codemode_kernel.journal_files import sqlite_url
 from codemode_kernel.models import (
     TERMINAL_STATUSES,
     DescribeOutput,
@@ -154,6 +156,7 @@ from codemode_kernel.runtime_journal import RuntimeJournal, open_journal
 from codemode_kernel.selection import ROLLBACK_STATUSES, revert_for
 
 log = logging.getLogger(__name__)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 TransformResult = Callable[[Any], Any]
 _TERMINAL = sorted(TERMINAL_STATUSES)  # the retention prune's statuses, as the store takes them
@@ -345,7 +348,7 @@ class CodemodeRuntime:
         if isinstance(store, JournalStore):
             self.store = store
         else:
-            url = store or f"sqlite:///{os.path.abspath('codemode.db')}"
+            url = store or sqlite_url(os.path.abspath("codemode.db"))
             self.store = JournalStore(url)
         self._executor = executor
         self.max_executions = max_executions
@@ -415,6 +418,11 @@ class CodemodeRuntime:
             return _error_output(execution_id, "SyntaxError", (
                 "the code contains a NUL character (U+0000), which Python source cannot hold; remove it (write "
                 "'\\x00' or chr(0) in a string for the character itself). Nothing was recorded."))
+        if not code.isascii() and _SURROGATE.search(code):  # no UTF-8 form: neither Python nor a journal takes it
+            return _error_output(execution_id, "SyntaxError", (
+                "the code contains a lone surrogate (a character from U+D800 to U+DFFF, which has no UTF-8 form), "
+                "so Python cannot compile it and no journal can keep it; remove it (write '\\ud800' or "
+                "chr(0xD800) in a string for the character itself). Nothing was recorded."))
         encoded_inputs: dict[str, Any] = {}
         problem: tuple[str, str] | None = None
         try:
@@ -698,6 +706,11 @@ class CodemodeRuntime:
                 log.warning("transform_result failed (%s: %s); returning the raw result of %s",
                             type(exc).__name__, clip(str(exc)), execution_id)
                 shown = value
+            else:
+                if not codec.is_encodable(shown):  # a NaN, an object: no JSON for the tool's answer (review 12)
+                    log.warning("transform_result returned a %s, which is not JSON data; returning the raw "
+                                "result of %s", type(shown).__name__, execution_id)
+                    shown = value
         if not _record_end(j, execution_id, "completed", folded, result=stored, result_note=note, logs=logs,
                            settle_pending=_any_pending(state)):
             return await self._superseded(j, execution_id, state, logs)

@@ -21,14 +21,12 @@ from codemode_kernel.kernel.session import NotebookSession
 pytestmark = pytest.mark.anyio
 
 FOLDERS = ["Q?A", "x%20y"]
-REASON = "review 12: a relative [store] url and the runtime's default store join a folder's path into a URL unquoted"
 
 
 def _files(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*.db"))
 
 
-@pytest.mark.xfail(strict=True, reason=REASON)
 @pytest.mark.parametrize("name", FOLDERS)
 async def test_a_relative_store_url_is_a_file_in_the_notebook_s_folder(tmp_path: Path, name: str) -> None:
     """It is an error if ``[store] url = "sqlite:///notes.codemode.db"`` journals anywhere but beside the notebook."""
@@ -46,7 +44,6 @@ async def test_a_relative_store_url_is_a_file_in_the_notebook_s_folder(tmp_path:
     assert _files(tmp_path) == [f"{name}/notes.codemode.db"]
 
 
-@pytest.mark.xfail(strict=True, reason=REASON)
 @pytest.mark.parametrize("name", FOLDERS)
 async def test_the_default_store_is_codemode_db_in_the_working_directory(tmp_path: Path, name: str,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,8 +29,6 @@ VALUES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: code holding a lone surrogate is not refused before it is "
-                                       "recorded (the store fails; the isolated executor blames another host)")
 async def test_code_holding_a_lone_surrogate_is_refused_clearly(make_runtime: RuntimeFactory) -> None:
     """It is an error if such code reaches the store, or the refusal blames a store failure or another host."""
     rt = make_runtime([])

@@ -25,8 +25,6 @@ TRANSFORMS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: runtime.tool().call raises EncodeError when transform_result "
-                                       "returns a value that is not JSON")
 @pytest.mark.parametrize("transform", TRANSFORMS.values(), ids=TRANSFORMS.keys())
 async def test_the_tool_answers_with_json_whatever_the_transform_returns(make_runtime: RuntimeFactory,
                                                                           transform: Any) -> None:
