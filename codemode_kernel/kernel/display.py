@@ -30,6 +30,7 @@ from datetime import date, datetime
 from typing import Any
 
 from codemode_kernel.kernel.markup import Html, bundle, element, join, preformatted
+from codemode_kernel.terminal import terminal_json
 
 Bundle = dict[str, Any]
 
@@ -94,8 +95,12 @@ def plain_text(value: Any) -> str:
     return _cap(text, MAX_TEXT_CHARS)
 
 
-def json_text(value: Any, indent: int | None = 2) -> str:
-    """Readable JSON of a decoded value (bytes, datetimes and tuples shown sensibly)."""
+def json_text(value: Any, indent: int | None = 2, *, reveal: bool = False) -> str:
+    """Readable JSON of a decoded value (bytes, datetimes and tuples shown sensibly). ``reveal``: the
+    characters a person cannot see, or that reorder what follows, as escapes (a call's arguments,
+    which a person reads before deciding: review 12)."""
+    if reveal:
+        return terminal_json(_jsonable(value), indent=indent)
     return json.dumps(_jsonable(value), indent=indent, ensure_ascii=False)
 
 

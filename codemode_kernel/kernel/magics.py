@@ -283,7 +283,8 @@ async def _journal(m: Magics, v: dict[str, Any], sink: Sink) -> None:
 
 async def _pending(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     actions = await m.session.runtime.pending(v["execution"])
-    rows = [[a.execution_id, a.seq, f"{a.connector}.{a.method}", json_text(a.args, indent=None)] for a in actions]
+    rows = [[a.execution_id, a.seq, f"{a.connector}.{a.method}", json_text(a.args, indent=None, reveal=True)]
+            for a in actions]
     bundle = table_bundle(["execution", "seq", "call", "args"], rows, empty="Nothing is waiting for approval.")
     if actions:
         bundle["text/plain"] += "\nApprove with %approve <execution> (or last); reject with %reject <execution>."

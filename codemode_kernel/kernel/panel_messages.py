@@ -41,6 +41,7 @@ from codemode_kernel.models import (
     Snippet,
     ToolLogEntry,
 )
+from codemode_kernel.terminal import terminal_json, terminal_text
 
 TARGET_NAME: Final = "codemode.panel"
 # 2 (s12a): approve and reject must name the call ("seq"). A page of protocol 1 may send them
@@ -198,12 +199,15 @@ def event(name: str, execution_id: str | None) -> dict[str, Any]:
 
 def value_text(encoded: Any) -> str:
     """Pretty text of a codec-encoded value (strings are shown as they are, not quoted)."""
+    # Characters a person cannot see, or that reorder what follows (bidi overrides), are shown as
+    # escapes: the panel is where a person reads a call's arguments before deciding (review 12).
     if isinstance(encoded, str):
-        return encoded
+        return terminal_text(encoded)
     try:
-        return json.dumps(encoded, ensure_ascii=False, indent=2, allow_nan=False)
+        json.dumps(encoded, allow_nan=False)  # strict JSON, or the repr below
     except (TypeError, ValueError):
-        return repr(encoded)
+        return terminal_text(repr(encoded))
+    return terminal_json(encoded, indent=2)
 
 
 def abbreviate(encoded: Any, limit: int = PREVIEW_CHARS) -> dict[str, Any]:

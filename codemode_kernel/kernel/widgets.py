@@ -162,7 +162,7 @@ class ExecutionCard:
                               tooltip="Do not run it; the execution ends as rejected")
             approve.on_click(lambda b, s=seq: self._approve(b, s if isinstance(s, int) else None))
             reject.on_click(lambda b, s=seq: self._reject(b, s if isinstance(s, int) else None))
-            args = _html(preformatted(json_text(p.get("args")), style=_ARGS_STYLE))
+            args = _html(preformatted(json_text(p.get("args"), reveal=True), style=_ARGS_STYLE))
             rows.append(w.VBox([w.HBox([title, approve, reject]), args]))
             self._action_buttons += [approve, reject]
         self.pending_box.children = tuple(rows)

@@ -30,8 +30,6 @@ def _card() -> ExecutionCard:
                                               save_snippet=lambda n, d: None))
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: display.json_text shows bidi controls and invisible "
-                                       "characters of a pending call's arguments raw on the card")
 @pytest.mark.parametrize("char", HIDING.values(), ids=HIDING.keys())
 def test_the_card_shows_no_hidden_or_reordering_character(char: str) -> None:
     """It is an error if the HTML of a pending call's row carries a character that hides or reorders text."""

@@ -22,8 +22,6 @@ HIDING = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="review 12: panel_messages.value_text sends bidi controls and invisible "
-                                       "characters of a call's arguments raw to the panel")
 @pytest.mark.parametrize("char", HIDING.values(), ids=HIDING.keys())
 async def test_the_panel_text_of_a_pending_call_hides_nothing(setup: Setup, char: str) -> None:
     """It is an error if the panel's summary or text of a pending call's arguments carries such a character."""
