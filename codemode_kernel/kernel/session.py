@@ -83,7 +83,8 @@ class NotebookSession(NotebookRuntime):
 
     async def approve(self, execution_id: str, seq: int | None = None, *,
                       origin: Sink | None = None) -> dict[str, Any]:
-        """Approve call #``seq`` of a paused execution (``None``: the call pending now) and run it on;
+        """Approve call #``seq`` of a paused execution and run it on (``None``, a typed ``%approve``: the
+        call pending when the command is read, decided by its number; nothing if none is pending);
         ``origin`` shows what follows (a ``%approve`` cell). A ``seq`` that is no longer pending is refused."""
         return await self.actions.approve(execution_id, seq, origin=origin)
 
