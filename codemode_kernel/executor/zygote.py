@@ -131,7 +131,12 @@ Design log (how a pass gets a fresh confined process quickly):
   8), worker CPU 604 -> 446 us (5 of 8), run line to report 1,772 -> 1,544 us (4 of 8), the pass
   2.65 -> 2.99 ms (3 of 8); back to back (children forked in a burst skip the warm-up) the pass 4.17
   -> 4.89 ms (3 of 8), faults 287 -> 284: at that load the walls swing 1.5-13 ms between instances
-  and resolve nothing; the faults and the worker's CPU are what the change moves.
+  and resolve nothing; the faults and the worker's CPU are what the change moves. Again when the load
+  fell (1749f68 against 50cf6f2, the same 8-round pairing): 200 ms apart (load 1.5-3.6) the pass 2.02
+  -> 1.67 ms (6 of 8), run line to report 880 -> 666 us (8 of 8), worker CPU 649 -> 447 us (7 of 8);
+  50 ms apart (load 1.0-1.5) 1.83 -> 1.70 ms (6 of 8), 890 -> 702 us (8 of 8), 638 -> 469 us (8 of 8);
+  back to back (load 0.8-1.2) 4.25 -> 3.95 ms (6 of 8; the probe's /proc reads included), faults
+  289 -> 286.
 - Z' reading its requests and sending its replies with the control socket's own ``recvmsg``
   and ``sendmsg`` instead of ``socket.recv_fds``/``send_fds``: Z' faults per fork 113-115 ->
   121-125 (two alternating runs of 200 passes); not kept.
