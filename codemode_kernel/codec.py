@@ -279,6 +279,14 @@ def long_int_error(exc: ValueError, where: str) -> EncodeError | None:
                                      "JSON text; pass a smaller number, a float, or the number in parts")
 
 
+def request_error(exc: ValueError, where: str) -> EncodeError | None:
+    """The codec's refusal for a request's line that could not be written: an int too long to write
+    (:func:`long_int_error`) or text with a lone surrogate (a UnicodeEncodeError), else None."""
+    if isinstance(exc, UnicodeEncodeError):
+        return EncodeError("str", where, _NOT_UNICODE)
+    return long_int_error(exc, where)
+
+
 def dumps_encoded(encoded: Any) -> str:
     """Serialize already-encoded data compactly (strict JSON)."""
     return _compact(encoded)

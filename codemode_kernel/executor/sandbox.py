@@ -165,7 +165,7 @@ class _Session:
             reply = self.stream.across(self.channel.request, message)
         except ValueError as exc:
             name = message.get("name")
-            error = codec.long_int_error(exc, {"step_done": f"the value of codemode.step({name!r})",
+            error = codec.request_error(exc, {"step_done": f"the value of codemode.step({name!r})",
                                                "snippet": f"the input of snippet {name!r}"}.get(str(op), "a request"))
             if error is None:
                 raise
@@ -275,7 +275,7 @@ class _Session:
             reply = self.stream.across(self.channel.request, {"op": "call", "connector": connector, "method": method,
                                                               "args": encoded, "replayed": self.replayed})
         except ValueError as exc:  # the line's JSON: an int too long to write (the in-process host refuses it so)
-            error = codec.long_int_error(exc, where or f"the arguments of {connector}.{method}")
+            error = codec.request_error(exc, where or f"the arguments of {connector}.{method}")
             if error is None:
                 raise
             self.fail("CodecError", str(error))

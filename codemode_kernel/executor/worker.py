@@ -100,6 +100,11 @@ class _LineEncoder(threading.local):
 _LINES = _LineEncoder()
 
 
+#: Requests whose values the host journals (a call's arguments, a step's value, a snippet's input):
+#: a lone surrogate in one is refused in the sandbox, not replaced with U+FFFD as in other lines.
+_VALUE_OPS = frozenset({"call", "step_done", "snippet"})
+
+
 def dumps_line(message: Mapping[str, Any]) -> bytes:
     """Serialize one protocol message as a strict JSON line."""
     lines = _LINES
@@ -115,6 +120,8 @@ def dumps_line(message: Mapping[str, Any]) -> bytes:
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
+        if type(message) is dict and message.get("op") in _VALUE_OPS:
+            raise  # values the host would journal: the sandbox refuses them (review 12), never altered
         # Lone surrogates (e.g. chr(0xD800)) have no UTF-8 form; pair what pairs and
         # replace the rest with U+FFFD rather than sending bytes the other side rejects.
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

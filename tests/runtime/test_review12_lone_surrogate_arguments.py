@@ -24,13 +24,8 @@ CODES = {
 
 
 @pytest.mark.parametrize("code", CODES.values(), ids=CODES.keys())
-async def test_a_lone_surrogate_in_arguments_is_refused(make_runtime: RuntimeFactory, executor_kind: str,
-                                                        request: pytest.FixtureRequest, code: str) -> None:
+async def test_a_lone_surrogate_in_arguments_is_refused(make_runtime: RuntimeFactory, code: str) -> None:
     """It is an error if such a call pauses, runs, or fails as a host error instead of the codec's refusal."""
-    if executor_kind == "subprocess":  # the host refuses it since the lead's fix; the worker's line replaces it first
-        request.node.add_marker(pytest.mark.xfail(strict=True, reason=(
-            "review 12: the isolated worker's line encoder replaces a lone surrogate in a call's arguments "
-            "with U+FFFD (worker.dumps_line), so the call runs with altered arguments")))
     shop = Shop()
     rt = make_runtime([shop])
     out = await rt.execute(code)
