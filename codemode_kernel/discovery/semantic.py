@@ -26,6 +26,17 @@ Decisions:
   (a = 0.6); on the blind set (96 requests never tuned on) top-1 28.1 -> 34.4 %, top-5 57.3 -> 64.6 %,
   MRR 0.408 -> 0.471, paraphrase top-5 35.6 -> 45.8 %. Not kept there: the blend below the lexical
   first (28.1 / 63.5 %), weighted RRF (28.1 / 59.4 %), the model alone (20.8 / 49.0 %).
+
+Measured through this module (``bench_discovery.py --minilm``, s12m, load ~2), lexical -> blended:
+tuning file 52.5 / 76.4 % MRR 0.613 -> 54.9 / 79.6 % MRR 0.651; dev set 41.7 / 66.7 % MRR 0.508 -> 35.4 /
+66.7 % MRR 0.487 (the lexical ranker was tuned on it); validation set 34.4 / 59.4 % MRR 0.428 -> 33.3 /
+57.3 % MRR 0.440, paraphrase top-5 42.3 -> 36.5 %: the blind set's gain is not seen on the validation set.
+Costs: 2,968 documents in 69.6 s wall, 91.4 s CPU, peak +334 MB (VmHWM), +111 MB RSS after, cache file
+4.3 MB; a search p50 / p95 2.3-3.5 / 4.3-6.6 ms lexical, 14.4-18.1 / 24.4-45.0 ms blended; at load 7.5-8
+108 / 699 ms (numpy's OpenBLAS threads under contention: with OPENBLAS_NUM_THREADS=1 at load 4-5.7 the
+p95 was 123 against 307 ms, 36 against 136 ms at load 2.1, one pair each; not set here, as it would
+change every numpy user of the process: left to the user, see README). Every layer runs in float32
+(numpy 2 turns float32 / np.sqrt(...) into float64: the build took 2x the CPU and 1.9x the peak).
 """
 
 from __future__ import annotations
