@@ -10,6 +10,7 @@ requests or their results is printed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import statistics
 import sys
@@ -26,7 +27,7 @@ from codemode_kernel.discovery.service import Discovery
 
 def main() -> None:
     connectors = bench.load_connectors(bench.fetch(lambda s: None))
-    catalog = Catalog.resolve_sync({c.name: c for c in connectors})
+    catalog = asyncio.run(Catalog.resolve({c.name: c for c in connectors}))
     queries = [i["q"] for source in (bench.INTENTS, bench.FRESH_INTENTS, bench.VALIDATION_INTENTS)
                for i in bench.load_intents(catalog, source)]
     discovery = Discovery()

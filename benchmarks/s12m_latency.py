@@ -11,6 +11,7 @@ embedding), with the load average. No request or result is printed.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import statistics
 import sys
@@ -32,7 +33,7 @@ def main() -> None:
     from codemode_kernel.catalog import Catalog
 
     connectors = bench.load_connectors(bench.fetch(lambda s: None))
-    catalog = Catalog.resolve_sync({c.name: c for c in connectors})
+    catalog = asyncio.run(Catalog.resolve({c.name: c for c in connectors}))
     queries = [i["q"] for source in (bench.INTENTS, bench.FRESH_INTENTS, bench.VALIDATION_INTENTS)
                for i in bench.load_intents(catalog, source)]
     docs = [method_document(m) for m in catalog.all_methods()]

@@ -372,6 +372,9 @@ class Embedder:
         self._model: Encoder | None = None
         self._broken = False
         self._lock = threading.Lock()
+        # One build at a time: an index rebuilt while the last build runs (a snippet saved) then embeds only its
+        # new documents, not the whole catalog a second time.
+        self._building = threading.Lock()
         self._known: dict[str, Vectors] = {}
         self.model_id = PINNED["model.safetensors"][:16]
 
@@ -410,7 +413,8 @@ class Embedder:
 
     def _build(self, out: CatalogVectors, texts: list[str]) -> None:
         try:
-            matrix = self.vectors(texts)
+            with self._building:
+                matrix = self.vectors(texts)
             if matrix is None:
                 out.failed = True
             else:

@@ -179,6 +179,23 @@ def test_a_snippet_added_later_embeds_only_its_own_document(model: semantic.Mini
     assert counting.texts[before:] == ["codemode: weekly report. Mail the weekly sales figures"]
 
 
+def test_an_index_rebuilt_during_a_build_embeds_only_its_new_document(model: semantic.MiniLM,
+                                                                       catalog: Catalog) -> None:
+    """A snippet saved while the catalog is still being embedded costs one document, not the catalog again."""
+    gate = threading.Event()
+    counting = Counting(model, gate)
+    embedder = semantic.Embedder(load=lambda: counting, cache=None)
+    docs = [SearchDocument(key=m.path, connector=m.connector, name=m.name, summary=m.tool.description)
+            for m in catalog.all_methods()]
+    first = embedder.signal(docs).vectors
+    second = embedder.signal([*docs, SearchDocument(key="snippet:weekly", connector="codemode", name="weekly",
+                                                    summary="Mail the weekly figures", kind="snippet")]).vectors
+    gate.set()
+    assert first.wait(60) and second.wait(60) and first.ready() and second.ready()
+    assert sorted(counting.texts) == sorted([semantic.document_text(d) for d in docs]
+                                            + ["codemode: weekly. Mail the weekly figures"])
+
+
 def test_tampered_weights_leave_search_lexical_with_one_warning(catalog: Catalog, tmp_path: Path,
                                                                 caplog: pytest.LogCaptureFixture) -> None:
     """A weights file whose bytes differ from the pinned ones is never used: one warning, lexical answers."""
