@@ -45,7 +45,8 @@ class Discovery:
         """``semantic``: the signal's embedder; by default the process's when the extra is installed and on."""
         self._index: SearchIndex | None = None
         self._keys: list[str] = []
-        self._semantic = default_embedder() if semantic == "default" else semantic
+        # "default" is looked up when the first index is built: numpy's import (~60 ms) is not a runtime start's.
+        self._semantic = semantic
 
     def invalidate(self) -> None:
         """Forget the index (the catalog or the snippets changed)."""
@@ -62,6 +63,8 @@ class Discovery:
         if self._index is None or self._keys != keys:
             self._index = build_index(catalog, by_name)
             self._keys = keys
+            if self._semantic == "default":
+                self._semantic = default_embedder()
             if self._semantic is not None:
                 self._index.semantic = self._semantic.signal(self._index.docs)
         return search_output(self._index, catalog, by_name, query, limit=clamp_limit(limit), connector=connector)

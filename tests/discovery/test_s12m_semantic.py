@@ -243,3 +243,20 @@ def test_codemode_semantic_0_loads_nothing(monkeypatch: pytest.MonkeyPatch, cata
 def _searched(discovery: Discovery, catalog: Catalog) -> Discovery:
     discovery.search(catalog, [], QUERY)
     return discovery
+
+
+def test_a_runtime_start_does_not_import_the_model(tmp_path: Path) -> None:
+    """Discovery() imports neither numpy nor the semantic module; the first search (its index) does."""
+    script = ("import sys\nfrom codemode_kernel.catalog import Catalog\n"
+              "from codemode_kernel.discovery.service import Discovery\n"
+              "from tests.discovery.catalog import connectors\n"
+              "d = Discovery()\n"
+              "print('numpy' in sys.modules, 'codemode_kernel.discovery.semantic' in sys.modules)\n"
+              "d.search(Catalog.resolve_sync({x.name: x for x in connectors()}), [], 'kill a pod')\n"
+              "print('codemode_kernel.discovery.semantic' in sys.modules)\n")
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k != "CODEMODE_SEMANTIC"}
+    env.update(PYTHONPATH=str(root), XDG_CACHE_HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=root,
+                         timeout=120, check=True)
+    assert out.stdout.split() == ["False", "False", "True"], out.stderr
