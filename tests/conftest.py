@@ -30,6 +30,11 @@ from sqlalchemy.pool import NullPool
 
 from codemode_kernel import CodemodeRuntime, Connector, InProcessExecutor
 
+# The semantic search signal (make test installs its model) is off for the suite and the kernels it
+# starts: each process that searched would load the model (~110 MB), embed its catalog in a background
+# thread and write ~/.cache. tests/discovery/test_s12m_semantic.py hands the model in itself.
+os.environ.setdefault("CODEMODE_SEMANTIC", "0")
+
 # The runtime suite runs once per executor kind: every promise must hold on both.
 EXECUTOR_KINDS = ["inprocess", "subprocess"]
 STORE_KINDS = ["sqlite", "postgresql"]
