@@ -11,14 +11,17 @@ import json
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from codemode_kernel import CodemodeRuntime, Snippet
+from codemode_kernel.kernel.output import RecordingSink
 from codemode_kernel.kernel.panel import PanelChannel
+from codemode_kernel.kernel.session import NotebookSession
 from tests.conftest import RuntimeFactory
-from tests.support import Shop
+from tests.support import LEDGER_TWO_ADDS, Ledger, Shop
 
 
 class FakeComm:
@@ -157,3 +160,41 @@ async def setup(make_runtime: RuntimeFactory) -> AsyncIterator[Setup]:
     yield Setup(shop, host, manager, channel, panel)
     await channel.drain()
     await asyncio.sleep(0)
+
+
+@dataclass
+class Lab:
+    """A notebook session with the Ledger connector, its panel channel and fake comms (the approval specs)."""
+
+    ledger: Ledger
+    session: NotebookSession
+    channel: PanelChannel
+    manager: FakeCommManager
+
+    def panel(self, comm_id: str) -> Panel:
+        return Panel(self.channel, self.manager.open(PanelChannel.target_name, FakeComm(comm_id)))
+
+    async def paused(self) -> str:
+        outcome = await self.session.run_code(LEDGER_TWO_ADDS, RecordingSink(), 1)
+        return str(outcome.execution_id)
+
+    async def state(self, eid: str) -> tuple[str, int, list[tuple[int, str]]]:
+        state = await self.session.runtime.execution(eid)
+        assert state is not None
+        return state.status, state.passes, [(e.seq, e.state) for e in state.log]
+
+
+@pytest.fixture
+async def lab(tmp_path: Path) -> AsyncIterator[Lab]:
+    (tmp_path / "codemode.toml").write_text('[executor]\nkind = "inprocess"\n')
+    ledger = Ledger()
+    session = NotebookSession(cwd=tmp_path, env={"JPY_SESSION_NAME": str(tmp_path / "p.ipynb")})
+    session.load()
+    session.connect(ledger.connector())
+    session.home_loop = asyncio.get_running_loop()
+    channel = PanelChannel(session)
+    manager = FakeCommManager()
+    channel.register(manager)
+    yield Lab(ledger, session, channel, manager)
+    await channel.drain()
+    await session.aclose()

@@ -12,19 +12,12 @@ journal); only the comms are fakes, as in the other panel tests.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from codemode_kernel.kernel import panel_messages as pm
-from codemode_kernel.kernel.output import RecordingSink
-from codemode_kernel.kernel.panel import PanelChannel
-from codemode_kernel.kernel.session import NotebookSession
-from tests.panel.conftest import FakeComm, FakeCommManager, Panel
-from tests.support import LEDGER_TWO_ADDS, Ledger
+from tests.panel.conftest import Lab
 
 pytestmark = pytest.mark.anyio
 
@@ -32,40 +25,6 @@ pytestmark = pytest.mark.anyio
 NO_CALL_NAMED: list[dict[str, Any]] = [{}, {"seq": None}]
 
 
-@dataclass
-class Lab:
-    ledger: Ledger
-    session: NotebookSession
-    channel: PanelChannel
-    manager: FakeCommManager
-
-    def panel(self, comm_id: str) -> Panel:
-        return Panel(self.channel, self.manager.open(PanelChannel.target_name, FakeComm(comm_id)))
-
-    async def paused(self) -> str:
-        outcome = await self.session.run_code(LEDGER_TWO_ADDS, RecordingSink(), 1)
-        return str(outcome.execution_id)
-
-    async def state(self, eid: str) -> tuple[str, int, list[tuple[int, str]]]:
-        state = await self.session.runtime.execution(eid)
-        assert state is not None
-        return state.status, state.passes, [(e.seq, e.state) for e in state.log]
-
-
-@pytest.fixture
-async def lab(tmp_path: Path) -> AsyncIterator[Lab]:
-    (tmp_path / "codemode.toml").write_text('[executor]\nkind = "inprocess"\n')
-    ledger = Ledger()
-    session = NotebookSession(cwd=tmp_path, env={"JPY_SESSION_NAME": str(tmp_path / "p.ipynb")})
-    session.load()
-    session.connect(ledger.connector())
-    session.home_loop = asyncio.get_running_loop()
-    channel = PanelChannel(session)
-    manager = FakeCommManager()
-    channel.register(manager)
-    yield Lab(ledger, session, channel, manager)
-    await channel.drain()
-    await session.aclose()
 
 
 @pytest.mark.parametrize("no_seq", NO_CALL_NAMED)

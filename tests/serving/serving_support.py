@@ -61,6 +61,8 @@ mcp = { command = "no-such-mcp-server-h15", args = [] }
 kind = "inprocess"
 '''
 
+#: Two calls that need approval, over tests.support.Shop: a decision about the first must not reach the second.
+SHOP_TWO_CREATES = "a = shop.create_item(title='A')\nb = shop.create_item(title='B')\n[a['title'], b['title']]"
 ADD_TWO = "a = tasks.add_task(title='one')\nb = tasks.add_task(title='two')\n[a['title'], b['title']]\n"
 ADD_ONE = "tasks.add_task(title='one')['title']\n"
 

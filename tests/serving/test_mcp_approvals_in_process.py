@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -12,20 +11,13 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from codemode_kernel import CodemodeRuntime, InProcessExecutor
+from codemode_kernel import CodemodeRuntime
 from codemode_kernel.serve import build_mcp_server
 from codemode_kernel.serve.approvals import question
 from tests.serving.serving_support import Person
 from tests.support import Shop
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-async def runtime() -> AsyncIterator[tuple[CodemodeRuntime, Shop]]:
-    shop = Shop()
-    async with CodemodeRuntime([shop], store="sqlite://", executor=InProcessExecutor()) as rt:
-        yield rt, shop
 
 
 async def test_status_refuses_executions_this_server_did_not_start(runtime: tuple[CodemodeRuntime, Shop]) -> None:

@@ -9,25 +9,17 @@ moment the answer reaches the runtime.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from codemode_kernel import CodemodeRuntime, InProcessExecutor
+from codemode_kernel import CodemodeRuntime
 from codemode_kernel.serve.approvals import apply
+from tests.serving.serving_support import SHOP_TWO_CREATES as TWO
 from tests.support import Shop
 
 pytestmark = pytest.mark.anyio
 
-TWO = "a = shop.create_item(title='A')\nb = shop.create_item(title='B')\n[a['title'], b['title']]"
-
-
-@pytest.fixture
-async def runtime() -> AsyncIterator[tuple[CodemodeRuntime, Shop]]:
-    shop = Shop()
-    async with CodemodeRuntime([shop], store="sqlite://", executor=InProcessExecutor()) as rt:
-        yield rt, shop
 
 
 def decided_elsewhere_first(rt: CodemodeRuntime, name: str, seq: int, monkeypatch: pytest.MonkeyPatch) -> None:

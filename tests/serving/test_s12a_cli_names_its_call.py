@@ -10,26 +10,18 @@ would have been while that approval's pass ran (nothing).
 from __future__ import annotations
 
 import io
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from codemode_kernel import CodemodeRuntime, InProcessExecutor
+from codemode_kernel import CodemodeRuntime
 from codemode_kernel.cli import _HANDLERS as COMMAND_HANDLERS
 from codemode_kernel.cli import Console
+from tests.serving.serving_support import SHOP_TWO_CREATES as TWO
 from tests.support import Shop
 
 pytestmark = pytest.mark.anyio
 
-TWO = "a = shop.create_item(title='A')\nb = shop.create_item(title='B')\n[a['title'], b['title']]"
-
-
-@pytest.fixture
-async def runtime() -> AsyncIterator[tuple[CodemodeRuntime, Shop]]:
-    shop = Shop()
-    async with CodemodeRuntime([shop], store="sqlite://", executor=InProcessExecutor()) as rt:
-        yield rt, shop
 
 
 def read_while_another_approval_runs(rt: CodemodeRuntime, monkeypatch: pytest.MonkeyPatch) -> None:
