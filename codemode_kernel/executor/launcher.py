@@ -10,7 +10,13 @@ stops answering, or has forked :data:`ZYGOTE_MAX_CHILDREN` workers. A zygote tha
 reported to the first pass that asks for a worker after it (``WorkerStartFailed`` with the
 reason); the next pass gets a new zygote. A zygote being replaced stops forking at once but
 lives until its last child has ended (its children die with it: they are in its PID
-namespace).
+namespace), and until the last fork it was chosen for has given its child or failed: the
+launcher reserves that fork (:meth:`ZygoteProcess.reserve`) under the lock where it retires
+zygotes. Before s12z a fork still on its way did not count, so when the pool thread and a pass
+started workers at once and one of them found the quota reached, the zygote was closed as idle
+and the other's child died with it: the pass ended as "the zygote process ... was killed by
+SIGKILL" or "the worker process was killed (SIGKILL) from outside the executor" (3 of 17 runs
+of test_the_children_of_zygotes_rotated_after_their_quota_are_confined at load 7-8).
 """
 
 from __future__ import annotations
@@ -247,61 +253,88 @@ class ZygoteProcess:
         return self.death is not None
 
     # -- forking (any thread)
-    def fork(self, *, warm: bool = True) -> ZygoteChild:
-        """Fork a child (``warm``: it warms up while idle); ``WorkerStartFailed`` if the zygote is gone or broken."""
+    def reserve(self) -> int:
+        """Count a fork to come (its request id): from now on the zygote is not ended for being idle.
+
+        The launcher reserves a fork while it holds its lock, where it also decides to retire a
+        zygote, so a zygote is never retired and closed as idle between being chosen for a
+        fork and that fork (a pass's worker, killed with it: s12z)."""
+        with self._lock:
+            if self.death is not None:
+                raise WorkerStartFailed(self.death)
+            self.forked += 1
+            ident = self.forked
+            self._children[ident] = None
+        return ident
+
+    def fork(self, ident: int | None = None, *, warm: bool = True) -> ZygoteChild:
+        """Fork a child (``warm``: it warms up while idle); ``WorkerStartFailed`` if the zygote is gone or broken.
+
+        ``ident``: a fork counted by :meth:`reserve` (else it is counted here)."""
         with self._fork_lock:
-            with self._lock:
-                if self.death is not None:
-                    raise WorkerStartFailed(self.death)
-                self.forked += 1
-                ident = self.forked
-                self._children[ident] = None
-            pipes = _Pipes()
+            if ident is None:
+                ident = self.reserve()
             try:
-                socket.send_fds(self.control, [json.dumps({"op": "fork", "id": ident, "warm": warm}).encode()],
-                                pipes.theirs())
-            except OSError as exc:
-                pipes.close_theirs()
-                pipes.close_ours()
-                # Most often it has just died: its reader thread finds out how, give it a moment.
-                self.close()
-                self.join(5.0)
-                self._poisoned(f"the zygote stopped reading requests ({exc})")
-                raise WorkerStartFailed(self.death or "the zygote is gone") from None
-            pipes.close_theirs()
-            try:
-                reply, fds = self._await_reply(ident, self.timeout, "to fork a worker")
-            except WorkerStartFailed:
-                pipes.close_ours()
+                return self._fork(ident, warm)
+            except BaseException:  # no child: the fork no longer holds a retiring zygote
+                self._release(ident)
                 raise
-            problem = None
-            if reply.get("op") != "error":  # 'forked' must carry exactly one pidfd
-                problem = (f"the zygote answered a fork with {len(fds)} descriptors instead of one pidfd"
-                           if len(fds) != 1 else None)
-                if problem is None:
-                    try:
-                        child = ZygoteChild(fds[0], pipes)
-                    except OSError as exc:
-                        problem = f"the zygote answered a fork with a descriptor that is not a pidfd ({exc})"
-            if reply.get("op") == "error" or problem is not None:
-                for fd in fds:
-                    os.close(fd)
-                pipes.close_ours()
-                with self._lock:
-                    self._children.pop(ident, None)
-                if problem is not None:  # a broken zygote: stopped, and replaced for the next pass
-                    self._poisoned(problem)
-                    raise WorkerStartFailed(self.death or problem)
-                raise WorkerStartFailed(f"the zygote could not fork a worker: {str(reply.get('message'))[:300]}")
-            with self._lock:
-                rc = self._exits.pop(ident, None)
-                if rc is None:
-                    self._children[ident] = child
-                else:  # it ended before we got here
-                    self._children.pop(ident, None)
-            if rc is not None:
-                child.ended(rc)
-            return child
+
+    def _fork(self, ident: int, warm: bool) -> ZygoteChild:
+        """:meth:`fork`'s work, for a reserved fork; the caller releases it if no child comes of it."""
+        if self.death is not None:
+            raise WorkerStartFailed(self.death)
+        pipes = _Pipes()
+        try:
+            socket.send_fds(self.control, [json.dumps({"op": "fork", "id": ident, "warm": warm}).encode()],
+                            pipes.theirs())
+        except OSError as exc:
+            pipes.close_theirs()
+            pipes.close_ours()
+            # Most often it has just died: its reader thread finds out how, give it a moment.
+            self.close()
+            self.join(5.0)
+            self._poisoned(f"the zygote stopped reading requests ({exc})")
+            raise WorkerStartFailed(self.death or "the zygote is gone") from None
+        pipes.close_theirs()
+        try:
+            reply, fds = self._await_reply(ident, self.timeout, "to fork a worker")
+        except WorkerStartFailed:
+            pipes.close_ours()
+            raise
+        problem = None
+        if reply.get("op") != "error":  # 'forked' must carry exactly one pidfd
+            problem = (f"the zygote answered a fork with {len(fds)} descriptors instead of one pidfd"
+                       if len(fds) != 1 else None)
+            if problem is None:
+                try:
+                    child = ZygoteChild(fds[0], pipes)
+                except OSError as exc:
+                    problem = f"the zygote answered a fork with a descriptor that is not a pidfd ({exc})"
+        if reply.get("op") == "error" or problem is not None:
+            for fd in fds:
+                os.close(fd)
+            pipes.close_ours()
+            if problem is not None:  # a broken zygote: stopped, and replaced for the next pass
+                self._poisoned(problem)
+                raise WorkerStartFailed(self.death or problem)
+            raise WorkerStartFailed(f"the zygote could not fork a worker: {str(reply.get('message'))[:300]}")
+        with self._lock:
+            rc = self._exits.pop(ident, None)
+            if rc is None:
+                self._children[ident] = child
+        if rc is not None:  # it ended before we got here
+            child.ended(rc)
+            self._release(ident)
+        return child
+
+    def _release(self, ident: int) -> None:
+        """A reserved fork that gave no child, or whose child has ended: a retiring zygote ends with its last."""
+        with self._lock:
+            self._children.pop(ident, None)
+            done = self.retiring and not self._children
+        if done:
+            self.close()
 
     def _await_reply(self, ident: int, timeout: float, what: str) -> tuple[dict[str, Any], list[int]]:
         deadline = time.monotonic() + timeout
@@ -320,10 +353,10 @@ class ZygoteProcess:
 
     # -- retiring
     def retire(self) -> None:
-        """Fork no more; end the zygote once its last child has ended."""
+        """Fork no more; end the zygote once its last child has ended (and no fork it was chosen for is pending)."""
         with self._lock:
             self.retiring = True
-            idle = not any(self._children.values())
+            idle = not self._children  # a pending fork (None) counts: its child is a pass's worker
         if idle:
             self.close()
 
@@ -431,7 +464,7 @@ class ZygoteProcess:
             if child is None:
                 self._exits[ident] = returncode
                 self._children[ident] = None
-            done = self.retiring and not any(self._children.values())
+            done = self.retiring and not self._children
         if child is not None:
             child.ended(returncode)
         if done:
@@ -477,9 +510,9 @@ class ZygoteLauncher:
         return self._zygote
 
     def start(self, config: dict[str, Any], *, for_pass: bool, warm: bool = True) -> WorkerProcess:
-        zygote = self._current(config, for_pass)
+        zygote, ident = self._current(config, for_pass)
         try:
-            child = zygote.fork(warm=warm and not for_pass)
+            child = zygote.fork(ident, warm=warm and not for_pass)
         except WorkerStartFailed as exc:
             if not zygote.dead:  # it answered, and refused (e.g. the kernel's process limit)
                 raise
@@ -494,7 +527,11 @@ class ZygoteLauncher:
         # copy-on-write faults and a system call a byte).
         return WorkerProcess(child)
 
-    def _current(self, config: dict[str, Any], for_pass: bool) -> ZygoteProcess:
+    def _current(self, config: dict[str, Any], for_pass: bool) -> tuple[ZygoteProcess, int | None]:
+        """The zygote to fork from, and the fork reserved on it (None: it died meanwhile, fork() says so).
+
+        Chosen and reserved under the lock where another thread would retire it for its quota:
+        a zygote retired between the two was closed as idle, with the fork on its way (s12z)."""
         with self._lock:
             zygote = self._zygote
             if zygote is not None and zygote.dead:
@@ -512,7 +549,10 @@ class ZygoteLauncher:
             if zygote is None:
                 # Started under the lock: two passes at once must not start two zygotes.
                 zygote = self._zygote = ZygoteProcess(self.command, config, self.startup_timeout)
-            return zygote
+            try:
+                return zygote, zygote.reserve()
+            except WorkerStartFailed:
+                return zygote, None
 
     def _retire(self, zygote: ZygoteProcess) -> None:
         zygote.retire()
