@@ -262,8 +262,11 @@ class _Pass:
                 f"the worker did not start within {self.startup_timeout:g} s (the machine may be overloaded)")))
         else:
             self._start_clock()
-        if not await self.pipe.write(run_line):
-            return await self._ended()
+        # A write that fails (the worker already exited) is not the end of the story: a worker that
+        # refuses to run (require_isolation) says so in its ready line and exits without reading, and
+        # under load it exits before this write. Read on: the ready line, then the end of the pipe
+        # (s12z: the refusal was reported as "exited (exit code 0) before it was ready" 4 of 12 times).
+        await self.pipe.write(run_line)
         replied = False
         while True:
             line = await self.pipe.readline(soon=replied)  # after a reply the next request comes soon
