@@ -1017,6 +1017,10 @@ class PassHandler:
             text = codec.dumps_encoded(encoded)
         except (ValueError, TypeError, RecursionError) as exc:
             return self.fail("CodecError", f"{where} is not valid data ({clip(str(exc))})")
+        try:  # a lone surrogate: no journal keeps it (review 12; the isolated worker's line refuses it first)
+            codec.check_storable(text, where)
+        except codec.EncodeError as exc:
+            return self.fail("CodecError", str(exc))
         self._check_size(text, where[0].upper() + where[1:])
         try:
             codec.decode(encoded, where)  # stored for replay: it must decode on every later pass

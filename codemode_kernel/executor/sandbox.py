@@ -449,19 +449,13 @@ class CodemodeApi:
             # Any end but the host's own (ExecutionAborted) is reported, SystemExit or a cell's
             # BaseException included: code may catch it and go on, and the host must not see the
             # step as still running (review 12).
-            session.in_step = None
             if not isinstance(exc, ExecutionAborted):
                 session.ask({"op": "step_done", "name": str(name),
                              "raise": {"type": type(exc).__name__, "message": str(exc)}})
             raise
         finally:
             session.in_step = None
-        where = f"the value of codemode.step({name!r})"
-        encoded = session.encode(value, where)
-        try:  # a lone surrogate: the worker's line would carry U+FFFD instead (review 12)
-            codec.check_storable(codec.dumps_encoded(encoded), where)
-        except ValueError as exc:
-            session.fail("CodecError", str(codec.long_int_error(exc, where) or exc))
+        encoded = session.encode(value, f"the value of codemode.step({name!r})")
         reply = session.ask({"op": "step_done", "name": str(name), "value": encoded})
         return codec.decode(reply.get("value"))
 
