@@ -324,15 +324,20 @@ async def _approve(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask
     # The command names no call: it approves the call pending now, by its number, and says which one.
     # With none pending it approves nothing: the runtime's "whatever is pending" (seq None) could
     # approve a call another host's pass paused on after this read, which nobody was shown (s12a).
-    eid = v["execution"]
+    # ``approve ID SEQ`` approves call #SEQ only if it is still the pending one (the runtime checks it in
+    # its claim): the person names the call they were shown, and a later call is never approved for it.
+    eid, seq = v["execution"], v.get("seq")
     waiting = await rt.pending(eid)
-    if not waiting:
+    if not waiting and seq is None:
         console.outcome(await _nothing_waits(rt, eid))
         return 1
-    if not console.as_json:
-        call = terminal_text(f"{waiting[0].connector}.{waiting[0].method}", multiline=False)
-        console.text(f"approving call #{waiting[0].seq} {call}")
-    out = await rt.approve(eid, seq=waiting[0].seq)
+    if seq is None:
+        seq = waiting[0].seq
+    shown = [p for p in waiting if p.seq == seq]
+    if shown and not console.as_json:
+        call = terminal_text(f"{shown[0].connector}.{shown[0].method}", multiline=False)
+        console.text(f"approving call #{seq} {call}")
+    out = await rt.approve(eid, seq=seq)
     console.outcome(out)
     return 0 if out["status"] != "error" else 1
 

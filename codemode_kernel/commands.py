@@ -210,7 +210,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("pending", "Actions waiting for approval.", magic="pending", cli="pending", purpose="approve",
             arguments=(_execution("an execution id (or last) whose actions to list", required=False),)),
     Command("approve", "Approve the pending action and run the code on from the top (earlier calls replay).",
-            magic="approve", cli="approve", purpose="approve", arguments=(_execution(),)),
+            magic="approve", cli="approve", purpose="approve", arguments=(
+                _execution(),
+                Argument("seq", "SEQ", "the number of the call you were shown (#SEQ): approved only if it is "
+                                       "still the pending one; without it, the call pending now", kind="count",
+                         required=False),
+            )),
     Command("reject", "Reject a pending action; the execution ends rejected (nothing is undone).",
             magic="reject", cli="reject", purpose="reject", arguments=(
                 _execution(),

@@ -282,7 +282,12 @@ def pending_summary(execution_id: str, pending: Sequence[Mapping[str, Any]]) -> 
     lines = [f"Paused: execution {execution_id} waits for approval of {len(pending)} action(s):"]
     for p in pending:
         lines.append(f"  #{p.get('seq')} {call_text(str(p.get('connector')), str(p.get('method')), p.get('args'))}")
-    lines.append(f"Approve with %approve {execution_id} (or %approve last); reject with %reject {execution_id}.")
+    seqs = [p.get("seq") for p in pending]
+    if len(seqs) == 1:  # naming the call approves that call only, never one another front end moved on to
+        lines.append(f"Approve with %approve {execution_id} {seqs[0]} (or %approve last); reject with "
+                     f"%reject {execution_id}.")
+    else:
+        lines.append(f"Approve with %approve {execution_id} (or %approve last); reject with %reject {execution_id}.")
     return "\n".join(lines)
 
 

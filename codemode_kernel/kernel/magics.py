@@ -287,14 +287,15 @@ async def _pending(m: Magics, v: dict[str, Any], sink: Sink) -> None:
             for a in actions]
     bundle = table_bundle(["execution", "seq", "call", "args"], rows, empty="Nothing is waiting for approval.")
     if actions:
-        bundle["text/plain"] += "\nApprove with %approve <execution> (or last); reject with %reject <execution>."
+        bundle["text/plain"] += ("\nApprove with %approve <execution> <seq> (that call only) or %approve last; reject "
+                                 "with %reject <execution>.")
     sink.display(bundle)
 
 
 async def _approve(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
     eid = v["execution"]
     shown = RecordingSink()
-    out = await m.session.approve(eid, origin=Tee([sink, shown]))
+    out = await m.session.approve(eid, v.get("seq"), origin=Tee([sink, shown]))
     if not shown.outputs and not out.get("settled"):
         # Only the card (a widget, in the cell that paused) changed: a console shows no widgets,
         # so this cell says how the execution ended (issue 16, item 5).
@@ -316,9 +317,11 @@ def _approved_text(eid: str, out: dict[str, Any]) -> str:
         return (f"{head} {'it ' if approved else ''}completed. The cell has no final expression, so there is no "
                 f"result to show; %journal {eid} lists its calls.")
     if status == "paused":
-        calls = ", ".join(f"#{p['seq']} {p['connector']}.{p['method']}" for p in out.get("pending", []))
+        pending = out.get("pending", [])
+        calls = ", ".join(f"#{p['seq']} {p['connector']}.{p['method']}" for p in pending)
+        which = f" {pending[0]['seq']}" if len(pending) == 1 else ""
         return (f"{head} {'it ' if approved else ''}ran on and now waits for approval of "
-                f"{calls or 'another action'}: %approve {eid} or %reject {eid}.")
+                f"{calls or 'another action'}: %approve {eid}{which} or %reject {eid}.")
     if status == "error":
         return f"{head} {'it ' if approved else ''}ran on and failed: {sentence(str(out.get('error', '')))}"
     return f"Execution {eid}: {sentence(str(out.get('message') or status))}"

@@ -1,0 +1,113 @@
+"""``approve ID SEQ``: a typed approval names the call the person was shown (lead, session 13).
+
+``codemode approve ID`` and ``%approve ID`` approve the call pending when the command runs. A person who
+read ``codemode pending`` (call #0) and types the command after another front end approved #0 and the
+pass paused on #1 would approve #1, which they never saw. With the call's number the approval applies
+to that call only (the runtime checks it in its claim); a later call is refused and named.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from codemode_kernel import ToolSetConnector
+from codemode_kernel.cli import main, parse_command
+from codemode_kernel.kernel.magics import Magics
+from codemode_kernel.kernel.output import RecordingSink
+from codemode_kernel.kernel.session import NotebookSession
+
+CONNECTOR_MODULE = '''
+from pathlib import Path
+
+from codemode_kernel import ToolSetConnector
+
+WRITTEN = Path(__file__).with_name("written.txt")
+
+def add_task(title: str) -> dict:
+    """Add a task."""
+    with WRITTEN.open("a") as f:
+        f.write(title + "\\n")
+    return {"title": title}
+
+def tasks():
+    return ToolSetConnector([add_task], name="tasks", requires_approval={"add_task"})
+'''
+
+PROGRAM = "a = tasks.add_task(title='first')\nb = tasks.add_task(title='second')\n[a['title'], b['title']]\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    module = f"l13_tasks_{uuid.uuid4().hex[:12]}"
+    (tmp_path / f"{module}.py").write_text(CONNECTOR_MODULE)
+    (tmp_path / "codemode.toml").write_text(f'[connectors.tasks]\npython = "{module}:tasks"\n'
+                                            '[executor]\nkind = "inprocess"\n')
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    return tmp_path
+
+
+def _written(project: Path) -> list[str]:
+    path = project / "written.txt"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_the_command_takes_the_call_number() -> None:
+    assert parse_command(["approve", "last", "1"])[1] == {"execution": "last", "seq": 1}
+    assert parse_command(["approve", "last"])[1] == {"execution": "last", "seq": None}
+
+
+def test_a_named_call_that_is_not_pending_is_not_approved(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = ["--dir", str(project)]
+    assert main([*d, "run", "--approve", "no", str(project / "prog.py")]) == 0
+    capsys.readouterr()
+    assert main([*d, "approve", "last", "1"]) == 1  # #0 waits; #1 was never shown
+    out = capsys.readouterr().out
+    assert "#0" in out and "nothing was approved" in out.lower()
+    assert _written(project) == []
+    assert main([*d, "--json", "pending"]) == 0
+    assert [p["seq"] for p in json.loads(capsys.readouterr().out)] == [0]
+    # The call shown, by its number: approved, and the pass pauses on #1.
+    assert main([*d, "approve", "last", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "approving call #0 tasks.add_task" in out and "waiting for approval: #1" in out
+    assert _written(project) == ["first"]
+    # The same number again, now stale: refused, #1 does not run.
+    assert main([*d, "approve", "last", "0"]) == 1
+    assert "#1" in capsys.readouterr().out
+    assert _written(project) == ["first"]
+
+
+@pytest.mark.anyio
+async def test_the_magic_approves_the_named_call_only(tmp_path: Path) -> None:
+    runs: list[str] = []
+
+    def add(title: str) -> str:
+        """Add."""
+        runs.append(title)
+        return title
+
+    (tmp_path / "codemode.toml").write_text('[executor]\nkind = "inprocess"\n')
+    session = NotebookSession(cwd=tmp_path, env={"JPY_SESSION_NAME": str(tmp_path / "s.ipynb")})
+    session.load()
+    session.connect(ToolSetConnector([add], name="tasks", requires_approval={"add"}))
+    session.home_loop = asyncio.get_running_loop()
+    try:
+        sink = RecordingSink()
+        await session.run_code("tasks.add(title='first')\ntasks.add(title='second')\n", sink, 1)
+        eid = (await session.runtime.executions())[0].id
+        magics = Magics(session)
+        stale = RecordingSink()
+        outcome = await magics.run_line(f"%approve {eid} 1", stale)
+        assert outcome.status == "error" and runs == []
+        assert "#0" in json.dumps(stale.outputs)
+        shown = RecordingSink()
+        assert (await magics.run_line(f"%approve {eid} 0", shown)).status == "ok"
+        assert runs == ["first"]
+        assert f"%approve {eid} 1" in json.dumps(shown.outputs)  # the next call, by its number
+    finally:
+        await session.aclose()
