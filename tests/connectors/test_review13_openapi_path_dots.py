@@ -9,12 +9,17 @@ the service receives ``GET /pets/7``: an operation the connector never exposed f
 /pets/{petId}/photos/{photoId}`` the person approves ``deletePhoto(petId='7', photoId='..')``
 and the service deletes pet 7: the approved call is not the request that is sent.
 
+A configured revert renders its arguments from the call's result (``petId = "$result.id"``), so a
+service that answers ``{"id": ".."}`` steers the rollback (which asks no approval) to ``DELETE
+/stores/s1``.
+
 The right outcome: either the request goes to the operation's own path (the dots as data,
 ``%2E%2E``) or the call is refused before anything is sent; never a request to another path.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -105,3 +110,61 @@ async def test_the_approved_delete_is_the_request_that_is_sent(
     await rt.approve(out["execution_id"], seq=out["pending"][0]["seq"])
     assert ("DELETE", "/pets/7") not in seen, seen
     assert all(path.startswith("/pets/7/photos/") for _method, path in seen), seen
+
+
+STORE_DOCUMENT: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "Stores", "version": "1"},
+    "paths": {
+        "/stores/{storeId}/pets": {
+            "parameters": [{"name": "storeId", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "post": {"operationId": "createPet", "responses": {"200": {"description": "ok"}}},
+        },
+        "/stores/{storeId}/pets/{petId}": {
+            "parameters": [{"name": "storeId", "in": "path", "required": True, "schema": {"type": "string"}},
+                           {"name": "petId", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "delete": {"operationId": "deletePet", "responses": {"200": {"description": "ok"}}},
+        },
+    },
+}
+
+
+class _CreatesDots(_Recorder):
+    """Answers a POST with the id '..' (a buggy or hostile service), anything else with ok."""
+
+    def do_POST(self) -> None:
+        self.seen.append((self.command, self.path))
+        body = b'{"id": ".."}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def store_service() -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    seen: list[tuple[str, str]] = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_CreatesDots,), {"seen": seen}))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.xfail(strict=True, reason="review 13: a revert with petId='..' from the result deletes the store")
+async def test_a_revert_argument_from_the_result_stays_in_the_operations_path(
+        make_runtime: RuntimeFactory, store_service: tuple[str, list[tuple[str, str]]]) -> None:
+    """It is an error if rolling back createPet (result id '..') sends DELETE /stores/s1 (no approval is asked)."""
+    base, seen = store_service
+    reverts = {"createPet": {"method": "deletePet", "args": {"storeId": "$args.storeId", "petId": "$result.id"}}}
+    rt = make_runtime([OpenApiConnector("stores", STORE_DOCUMENT, base_url=base, requires_approval=False,
+                                        reverts=reverts)])
+    out = await rt.execute("stores.createPet(storeId='s1')")
+    assert out["status"] == "completed", out
+    with contextlib.suppress(Exception):  # a revert refused before sending is a right outcome
+        await rt.rollback(out["execution_id"])
+    deletes = [path for method, path in seen if method == "DELETE"]
+    assert all(path.startswith("/stores/s1/pets/") for path in deletes), deletes
