@@ -3,8 +3,9 @@
 ``terminal._UNSAFE`` escapes zero-width characters, joiners, the BOM, the soft hyphen and the
 tag characters, in every view a person reads before deciding: ``codemode``'s approval prompt
 and paused outcome (``terminal_json``), the kernel's approval card and ``%pending``
-(``display.json_text(reveal=True)``), the panel (``terminal_text``/``terminal_json``). Other
-characters render as nothing too, and pass through raw:
+(``display.json_text(reveal=True)``), its text stand-in for headless runs and text frontends
+(``display.pending_summary``, through ``repr``, which leaves printable characters raw), the
+panel (``terminal_text``/``terminal_json``). Other characters render as nothing too, and pass through raw:
 
 - variation selectors (U+FE00-U+FE0F, U+E0100-U+E01EF): 256 invisible code points, enough to
   hide any byte string after a visible letter ("emoji smuggling"): ``{"to": "alice"}`` on the
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemode_kernel.kernel.display import json_text
+from codemode_kernel.kernel.display import json_text, pending_summary
 from codemode_kernel.terminal import terminal_json, terminal_text
 
 HIDDEN = {
@@ -52,6 +53,7 @@ def test_a_hidden_character_is_shown_as_an_escape(char: str) -> None:
     assert char not in terminal_text(text, multiline=False)
     assert char not in terminal_json({"to": text})
     assert char not in json_text({"to": text}, reveal=True)
+    assert char not in pending_summary("E1", [{"seq": 0, "connector": "shop", "method": "send", "args": {"to": text}}])
 
 
 def smuggle(visible: str, payload: bytes) -> str:
