@@ -9,6 +9,9 @@ the service receives ``GET /pets/7``: an operation the connector never exposed f
 /pets/{petId}/photos/{photoId}`` the person approves ``deletePhoto(petId='7', photoId='..')``
 and the service deletes pet 7: the approved call is not the request that is sent.
 
+An empty value is let through too (only a missing or None one is refused): ``deletePhoto(petId='7',
+photoId='')`` sends ``DELETE /pets/7/photos/``, which many services route to the collection.
+
 A configured revert renders its arguments from the call's result (``petId = "$result.id"``), so a
 service that answers ``{"id": ".."}`` steers the rollback (which asks no approval) to ``DELETE
 /stores/s1``.
@@ -168,3 +171,13 @@ async def test_a_revert_argument_from_the_result_stays_in_the_operations_path(
         await rt.rollback(out["execution_id"])
     deletes = [path for method, path in seen if method == "DELETE"]
     assert all(path.startswith("/stores/s1/pets/") for path in deletes), deletes
+
+
+@pytest.mark.xfail(strict=True, reason="review 13: an empty path parameter sends the collection's path")
+async def test_an_empty_path_parameter_is_refused(
+        make_runtime: RuntimeFactory, service: tuple[str, list[tuple[str, str]]]) -> None:
+    """It is an error if deletePhoto(petId='7', photoId='') sends DELETE /pets/7/photos/ (the whole collection)."""
+    base, seen = service
+    rt = make_runtime([OpenApiConnector("pets", DOCUMENT, base_url=base, requires_approval=False)])
+    await rt.execute("pets.deletePhoto(petId='7', photoId='')")
+    assert all(path.rstrip("/").count("/") == 4 for _method, path in seen), seen
