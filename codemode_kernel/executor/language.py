@@ -50,6 +50,7 @@ Design log:
 
 from __future__ import annotations
 
+import abc as _abc
 import ast
 import base64 as _base64
 import collections as _collections
@@ -309,6 +310,17 @@ def _locate(old: ast.AST, *made: ast.AST) -> None:
 _LINE_RE = _re.compile(r"Line (\d+)")
 
 
+def _refuse_printed(tree: ast.Module) -> None:
+    """RestrictedPython compiles a read of the name ``printed`` to a call of the function's print
+    collector, which here streams instead of collecting: what it returned was the collector itself,
+    and through it the pass's session (review 13). Code Mode has no ``printed``."""
+    lines = sorted({n.lineno for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "printed"})
+    if lines:
+        raise CompileFailed([f"Line {line}: the name 'printed' is not available in Code Mode: print() shows its "
+                             "text as the cell runs; to keep text, collect it in a list and join it"
+                             for line in lines], lines[0])
+
+
 def compile_cell(source: str, filename: str = CELL_FILENAME) -> CodeType:
     """Check and compile cell source; raise :class:`CompileFailed` with every problem."""
     try:
@@ -320,6 +332,8 @@ def compile_cell(source: str, filename: str = CELL_FILENAME) -> CodeType:
     except (RecursionError, MemoryError, ValueError) as exc:
         raise CompileFailed([f"The code is too deeply nested or too large to compile ({type(exc).__name__})."],
                             None) from None
+    if "printed" in source:
+        _refuse_printed(tree)
     errors: list[str] = []
     warnings: list[str] = []
     try:
@@ -433,6 +447,14 @@ def _refuse_factory(owner: Any, name: str) -> AttributeError:
     return AttributeError(f"{where}.{name} is an enum base class, which is not available in Code Mode")
 
 
+#: Attribute names that take a format string (see ``_guarded_getattr``).
+_FORMATTERS = frozenset({"format", "format_map"})
+
+
+def _owner_name(owner: Any) -> str:
+    return owner.__name__ if isinstance(owner, ModuleType | type) else type(owner).__name__
+
+
 def _refuse_module(owner: Any, name: str) -> AttributeError:
     where = owner.__name__ if isinstance(owner, ModuleType) else type(owner).__name__
     return AttributeError(f"{where}.{name} is a module that is not available in Code Mode. "
@@ -462,6 +484,18 @@ def _guarded_getattr(ob: Any, name: str) -> Any:
         # The public twin of __mro__: re.RegexFlag.mro() reached the memberless enum.Enum, whose
         # functional API, Enum('X', {...}), builds a class with dunders (review 12).
         raise AttributeError(f"{ob.__name__}.mro is not available in Code Mode")
+    if name in _FORMATTERS and (isinstance(ob, _collections.UserString)
+                                or (isinstance(ob, type) and issubclass(ob, _collections.UserString))):
+        # str.format's field names walk attributes and items past every guard ('{0.__class__}');
+        # RestrictedPython refuses them on str and string.Formatter, and collections.UserString's
+        # forward to str.format in library code (review 13). (A connector may have a method so named.)
+        raise AttributeError(f"{_owner_name(ob)}.{name} is not available in Code Mode (a format string can read "
+                             "attributes past the sandbox's checks); use an f-string, e.g. f'{x:>10}'")
+    if name == "register" and isinstance(ob, _abc.ABCMeta):
+        # An ABC's registry is process-wide: Mapping.register(str) made every later check of the
+        # interpreter that ran the cell answer wrong (the host's own, in process; review 13).
+        raise AttributeError(f"{_owner_name(ob)}.register is not available in Code Mode (it changes every "
+                             "isinstance() check of the process); subclass the ABC in a class statement instead")
     value = safer_getattr_raise(ob, name)  # type: ignore[no-untyped-call]
     if isinstance(value, _enum.EnumType) and not value.__members__:
         raise _refuse_factory(ob, name)

@@ -485,14 +485,13 @@ class _PrintCollector:
     """RestrictedPython's print hook, streaming to the session with a cap."""
 
     def __init__(self, session: _Session) -> None:
-        self.session = session
-        self.txt: list[str] = []
+        self._session = session  # private: nothing of the session is an attribute a cell may read
 
     def __call__(self, _getattr_: Any = None) -> _PrintCollector:
         return self
 
     def write(self, text: str) -> None:
-        self.session.write(text)
+        self._session.write(text)
 
     def _call_print(self, *objects: Any, **kwargs: Any) -> None:
         kwargs.pop("file", None)

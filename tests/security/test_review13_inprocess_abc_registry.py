@@ -59,7 +59,6 @@ REGISTRATIONS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: a cell registers builtins into the host's collections.abc")
 @pytest.mark.parametrize("code", REGISTRATIONS.values(), ids=REGISTRATIONS.keys())
 def test_a_cell_cannot_register_into_the_hosts_abcs(tmp_path: Path, code: str) -> None:
     """It is an error if, after such a cell, the host's isinstance answers change or its next execution fails."""

@@ -61,7 +61,6 @@ def pets() -> OpenApiConnector:
                             auth={"type": "bearer", "token_env": TOKEN_ENV})
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: printed hands a cell the print collector's session")
 async def test_printed_does_not_reach_the_session(make_runtime: RuntimeFactory) -> None:
     """It is an error if a cell gets the pass's session (and its channel) through ``printed``."""
     rt = make_runtime([Shop()])
@@ -70,7 +69,6 @@ async def test_printed_does_not_reach_the_session(make_runtime: RuntimeFactory) 
     assert out.get("result") != "reached", out
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: in process, printed reaches a connector's credential")
 async def test_printed_does_not_reach_a_connectors_credential(make_runtime: RuntimeFactory, executor_kind: str,
                                                               token: str) -> None:
     """It is an error if a cell reads the token a connector holds, through the host behind ``printed``."""
@@ -81,7 +79,6 @@ async def test_printed_does_not_reach_a_connectors_credential(make_runtime: Runt
     assert token not in repr(out), out
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: in process, printed runs an approval-needing action unapproved")
 async def test_printed_does_not_run_an_action_past_its_approval(make_runtime: RuntimeFactory,
                                                                 executor_kind: str) -> None:
     """It is an error if shop.create_item (requires approval) runs without a person approving it."""

@@ -49,7 +49,6 @@ WALKS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: UserString.format walks attributes past the guards")
 @pytest.mark.parametrize("code", WALKS.values(), ids=WALKS.keys())
 async def test_userstring_format_does_not_walk_attributes(executor: Any, code: str) -> None:
     """It is an error if a format string reads a '_' attribute (``__class__.__name__`` gives 'int')."""
@@ -62,7 +61,6 @@ LEAK = ("collections.UserString('{0.__init__.__globals__[_sys].modules[os].envir
         ".format(collections.UserString(''))")
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: in process, UserString.format reads the host's environment")
 async def test_userstring_format_does_not_read_the_hosts_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """It is an error if a cell on the in-process executor returns a credential from the host's environment."""
     monkeypatch.setenv(SECRET_ENV, SECRET)
