@@ -358,7 +358,14 @@ class OpenApiConnector(Connector):
             if p.json_content:
                 value = json.dumps(jsonable(value), separators=(",", ":"))
             if p.location == "path":
-                path = path.replace("{" + p.name + "}", quote(_scalar(_joined(value)), safe=""))
+                segment = quote(_scalar(_joined(value)), safe="")
+                if segment in ("", ".", ".."):
+                    # A URL resolves dot segments before it is sent ('/pets/7/photos/..' is '/pets/7'): the
+                    # request would go to another operation than the one approved (review 13).
+                    raise ConnectorError(f"{where}: the path parameter {p.key!r} is {segment!r}, which would "
+                                         "change the request's path instead of naming something in it; nothing "
+                                         "was sent. Pass the identifier itself.")
+                path = path.replace("{" + p.name + "}", segment)
             elif p.location == "query":
                 query.extend(_query_pairs(p.name, value, p.style, p.explode))
             elif p.location == "header":
