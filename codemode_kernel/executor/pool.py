@@ -45,6 +45,18 @@ after the report, :meth:`retire` 50 us (the child's SIGKILL through its pidfd 16
 A zygote's child costs 6 ms of its own CPU from fork to exit when spaced (its idle warm-up included)
 and 3 ms back to back (the zygote's exit reports, 60 passes each). Nothing here was changed: the parts
 of this module are each below what a paired run of whole passes resolves.
+
+A take no longer wakes the pool thread when the refill is due later (s13p, issue 12): that wake only
+had the thread compute its new deadline and sleep again, while the pass was being handed over. On
+this VM (nested virtualization, idle vCPUs halted: ``haltpoll.guest_halt_poll_ns=0``) a futex wake of
+a sleeping thread costs the waker ~30 us, and the woken thread then takes the GIL from the loop at
+its next system call: strace of a spaced pass showed three futex wakes on the loop before the run
+line was written (the notify, the GIL's two), ~12 futex calls a pass on the loop thread in all, ~3
+after this change. A loop timer wakes it when the refill is due instead (the retire, which plans the
+refill ``refill_after`` the pass's end, cancels it); a take in a burst (refill at once), off a loop or
+before the pool thread runs still wakes it. Paired, 8 alternating rounds of 50 passes a gap per tree
+(load 1.7-2.7): the loop thread's CPU per pass 200 ms apart 1,510 -> 1,379 us (lower in 7 of 8), 50 ms
+apart 1,220 -> 1,049 us (6 of 8); the wall moved within the noise at that load.
 """
 
 from __future__ import annotations
@@ -152,6 +164,9 @@ class WorkerProcess:
         self._ready: dict[str, Any] | None = None
         self.closed = False
         self.killed = False  # SIGKILL was sent: nothing more to send (kill() and close() come both)
+        #: The loop timer that wakes the pool thread when this worker's refill is due (WarmPool.take),
+        #: its callback and its loop; the retire cancels it.
+        self.refill_kick: tuple[asyncio.TimerHandle, _Kick, asyncio.AbstractEventLoop] | None = None
 
     @property
     def ready(self) -> dict[str, Any] | None:
@@ -302,9 +317,18 @@ class WarmPool:
                     if worker.ready is None and not _said_something(worker):
                         self._burst_until = now + BURST_HOLD
                     bursting = now < self._burst_until and getattr(self.launcher, "burst", 0) > 0
-                    self._due = now + (0.0 if bursting else self.launcher.refill_delay)
+                    delay = 0.0 if bursting else self.launcher.refill_delay
+                    self._due = now + delay
                     self._served = True
-                    self._wake()
+                    # A refill due later needs nothing of the pool thread now: a loop timer wakes it
+                    # then (the retire cancels it; see the module's docstring, s13p).
+                    loop = _running_loop() if delay > 0 and self._thread is not None and self._thread.is_alive() \
+                        else None
+                    if loop is None:
+                        self._wake()
+                    else:
+                        kick = _Kick(self)
+                        worker.refill_kick = (loop.call_later(delay, kick), kick, loop)
                     return worker
                 worker.close()
                 self._dead.append(worker)
@@ -321,6 +345,12 @@ class WarmPool:
         and reaps it (closing them here was ~30 us of the loop's time between the worker's report and
         the pass's end, issue 12)."""
         worker.kill()
+        planned, worker.refill_kick = worker.refill_kick, None
+        if planned is not None:  # the take's timer: the refill is planned below instead
+            timer, kick, on = planned
+            kick.drop()
+            if on is _running_loop():
+                timer.cancel()
         after = getattr(self.launcher, "refill_after", 0.0)
         loop = _running_loop() if after > 0 else None
         with self._cond:
@@ -499,6 +529,10 @@ class _Kick:
         pool, self._pool = self._pool, None
         if pool is not None:
             pool._kick()
+
+    def drop(self) -> None:
+        """Kick nothing, ever (a timer cancelled because the refill is planned another way)."""
+        self._pool = None
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):  # at interpreter exit the pool may be half gone
