@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import shlex
@@ -42,6 +41,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server import MCPServer, Server
 from mcp.shared.exceptions import MCPError
 
+from codemode_kernel import codec
 from codemode_kernel.connectors.base import Connector, ExecutionContext, RevertFn, Tool, sanitize_identifier
 from codemode_kernel.connectors.policy import (
     ConnectorPolicy,
@@ -588,8 +588,8 @@ def _parse_text(text: str) -> Any:
     stripped = text.strip()
     if stripped[:1] in ('{', '[', '"') or stripped in ("true", "false", "null") or _is_number(stripped):
         try:
-            return json.loads(stripped)
-        except ValueError:
+            return codec.loads_data(stripped)
+        except ValueError:  # not JSON, or NaN / Infinity (no JSON value): the text as it came
             return text
     return text
 

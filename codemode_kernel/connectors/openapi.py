@@ -19,6 +19,7 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
 
+from codemode_kernel import codec
 from codemode_kernel.connectors.base import Connector, ExecutionContext, RevertFn, Tool
 from codemode_kernel.connectors.http_auth import HttpAuth
 from codemode_kernel.connectors.openapi_document import OpenApiDocument, Operation, parse_text
@@ -526,8 +527,8 @@ def _decode(response: httpx.Response) -> Any:
     ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype == "application/json" or ctype.endswith("+json"):
         try:
-            return response.json()
-        except ValueError:
+            return codec.loads_data(response.content)
+        except ValueError:  # not JSON, or NaN / Infinity (no JSON value): the body as text
             return response.text
     if ctype.startswith("text/") or ctype in ("application/xml", "application/yaml", "application/x-yaml",
                                               "application/javascript"):

@@ -53,7 +53,6 @@ SERVER = textwrap.dedent('''
 ''')
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: MCP text with NaN/Infinity fails the call after it ran")
 @pytest.mark.parametrize("text", TEXTS.values(), ids=TEXTS.keys())
 async def test_an_mcp_tool_whose_text_holds_nan_completes(make_runtime: RuntimeFactory, tmp_path: Path,
                                                           text: str) -> None:
@@ -103,7 +102,6 @@ def stats_service() -> Iterator[tuple[str, list[str]]]:
         server.server_close()
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: a JSON body with NaN/Infinity fails the call after it ran")
 async def test_an_openapi_answer_holding_nan_completes(make_runtime: RuntimeFactory,
                                                        stats_service: tuple[str, list[str]]) -> None:
     """It is an error if a POST that the service applied (once) ends the execution as a CodecError."""
