@@ -30,7 +30,7 @@ from datetime import date, datetime
 from typing import Any
 
 from codemode_kernel.kernel.markup import Html, bundle, element, join, preformatted
-from codemode_kernel.terminal import terminal_json
+from codemode_kernel.terminal import terminal_json, terminal_text
 
 Bundle = dict[str, Any]
 
@@ -278,10 +278,12 @@ def call_text(connector: str, method: str, args: Any) -> str:
 
 
 def pending_summary(execution_id: str, pending: Sequence[Mapping[str, Any]]) -> str:
-    """The plain-text stand-in for an approval card (headless runs, text frontends)."""
+    """The plain-text stand-in for an approval card (headless runs, text frontends); ``repr`` leaves
+    printable characters that render as nothing raw (variation selectors), so the calls are revealed."""
     lines = [f"Paused: execution {execution_id} waits for approval of {len(pending)} action(s):"]
     for p in pending:
-        lines.append(f"  #{p.get('seq')} {call_text(str(p.get('connector')), str(p.get('method')), p.get('args'))}")
+        call = call_text(str(p.get("connector")), str(p.get("method")), p.get("args"))
+        lines.append(f"  #{p.get('seq')} {terminal_text(call, multiline=False)}")
     seqs = [p.get("seq") for p in pending]
     if len(seqs) == 1:  # naming the call approves that call only, never one another front end moved on to
         lines.append(f"Approve with %approve {execution_id} {seqs[0]} (or %approve last); reject with "
