@@ -18,10 +18,12 @@ first, as :meth:`CodemodeRuntime.rollback` walks them.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from codemode_kernel.errors import CodemodeError, UnknownExecutionError
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, ToolLogEntry
+from codemode_kernel.terminal import terminal_text
 
 if TYPE_CHECKING:
     from codemode_kernel.catalog import Catalog
@@ -35,6 +37,8 @@ LAST_STATUSES: dict[str, tuple[str, ...]] = {
     "rollback": ("completed", "error", "rejected"),
     "snippet": ("completed", "rolled_back"),
 }
+#: The purposes whose ``last`` must name the call's execution a person was shown (see resolve_execution).
+DECISIONS: frozenset[str] = frozenset({"approve", "reject"})
 #: The statuses a rollback accepts (as ``CodemodeRuntime.rollback`` checks them).
 ROLLBACK_STATUSES: tuple[str, ...] = ("completed", "error", "rejected", "rolled_back")
 #: The shortest id prefix accepted (ids are 26 characters; 6 tells thousands apart).
@@ -43,17 +47,26 @@ ID_PREFIX_MIN = 6
 SCAN_LIMIT = 1000
 
 
-async def resolve_execution(runtime: CodemodeRuntime, token: str, purpose: str | None = None) -> str:
+async def resolve_execution(runtime: CodemodeRuntime, token: str, purpose: str | None = None, *,
+                            own: Collection[str] = ()) -> str:
     """The execution id ``token`` means for ``purpose`` (see the module's table).
 
-    Raises :class:`~codemode_kernel.errors.CodemodeError` when ``last`` names nothing or a
-    prefix is ambiguous, and :class:`~codemode_kernel.errors.UnknownExecutionError` when no
-    execution matches.
+    For a decision (``approve``, ``reject``), ``last`` is the newest paused execution among ``own``
+    (those this front end showed: a notebook's cells), else the one paused execution of the journal.
+    When several wait and none is this front end's, it names none: another door to the same journal
+    (a model through ``codemode mcp``, another notebook) may have paused the newest, and a person's
+    ``approve last`` would approve a call they were never shown (review 13).
+
+    Raises :class:`~codemode_kernel.errors.CodemodeError` when ``last`` names nothing (or, for a
+    decision, more than one) or a prefix is ambiguous, and
+    :class:`~codemode_kernel.errors.UnknownExecutionError` when no execution matches.
     """
     token = token.strip()
     wanted = LAST_STATUSES.get(purpose or "")
     executions = await runtime.executions(limit=SCAN_LIMIT)
     if token == "last":
+        if purpose in DECISIONS:
+            return _last_decision(executions, purpose or "", own)
         for state in executions:
             if wanted is None or state.status in wanted:
                 return state.id
@@ -70,6 +83,31 @@ async def resolve_execution(runtime: CodemodeRuntime, token: str, purpose: str |
         if len(matches) > 1:
             raise CodemodeError(f"{token!r} matches {len(matches)} executions; give more characters of the id.")
     raise UnknownExecutionError(token, runtime.name)
+
+
+def _last_decision(executions: Sequence[ExecutionState], purpose: str, own: Collection[str]) -> str:
+    paused = [state for state in executions if state.status == "paused"]
+    mine = [state for state in paused if state.id in own]
+    if mine:
+        return mine[0].id
+    if len(paused) == 1:
+        return paused[0].id
+    if not paused:
+        raise CodemodeError(f"There is no paused execution to {purpose}. List the executions with their status "
+                            "(%executions in a notebook, `codemode executions` in a terminal).")
+    listed = "; ".join(f"{state.id} ({_waiting_call(state)})" for state in paused[:5])
+    more = f"; and {len(paused) - 5} more" if len(paused) > 5 else ""
+    raise CodemodeError(f"{len(paused)} executions wait for approval, so 'last' names none of them: {listed}{more}. "
+                        f"Name the one you were shown: {purpose} ID SEQ (%{purpose} in a notebook, `codemode "
+                        f"{purpose}` in a terminal); %pending or `codemode pending ID` shows each call.")
+
+
+def _waiting_call(state: ExecutionState) -> str:
+    waiting = [e for e in state.log if e.state == "pending"]
+    if not waiting:
+        return "its call"
+    e = waiting[0]
+    return f"call #{e.seq} {terminal_text(f'{e.connector}.{e.method}', multiline=False)}"
 
 
 def revert_for(catalog: Catalog, connector: str, method: str, entry_state: str) -> RevertFn | None:

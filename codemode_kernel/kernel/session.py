@@ -25,6 +25,7 @@ from codemode_kernel.kernel.notebook_runtime import NotebookRuntime, Notify
 from codemode_kernel.kernel.output import CellOutcome, ReplayFilter, Sink
 from codemode_kernel.kernel.variables import CarriedVariables
 from codemode_kernel.models import Snippet
+from codemode_kernel.selection import resolve_execution
 
 __all__ = ["CellOutcome", "NotebookSession"]
 
@@ -78,6 +79,11 @@ class NotebookSession(NotebookRuntime):
         outcome = await self.actions.show(eid, out, record, sink=sink, card_home=sink)
         self.notify("execution_changed", eid)
         return outcome
+
+    async def resolve(self, token: str, purpose: str) -> str:
+        """As :meth:`NotebookRuntime.resolve`; ``last`` for a decision prefers this notebook's own
+        paused cells (:func:`~codemode_kernel.selection.resolve_execution`)."""
+        return await resolve_execution(self.runtime, token, purpose, own=self.actions.records)
 
     # -- the actions (the panel's PanelHost, the magics, the cards) -----------------------------
 

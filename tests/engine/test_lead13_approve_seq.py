@@ -111,3 +111,33 @@ async def test_the_magic_approves_the_named_call_only(tmp_path: Path) -> None:
         assert f"%approve {eid} 1" in json.dumps(shown.outputs)  # the next call, by its number
     finally:
         await session.aclose()
+
+
+@pytest.mark.anyio
+async def test_last_names_no_decision_when_several_wait(tmp_path: Path) -> None:
+    """Two executions paused (say one through another door): 'last' for a decision names neither and
+    lists both; a front end's own paused execution is its 'last'; for anything else 'last' is the newest."""
+    from codemode_kernel import CodemodeRuntime
+    from codemode_kernel.errors import CodemodeError
+    from codemode_kernel.executor.inprocess import InProcessExecutor
+    from codemode_kernel.selection import resolve_execution
+
+    def add(title: str) -> str:
+        """Add."""
+        return title
+
+    rt = CodemodeRuntime([ToolSetConnector([add], name="tasks", requires_approval={"add"})],
+                         store=f"sqlite:///{tmp_path / 'j.db'}", executor=InProcessExecutor())
+    try:
+        first = (await rt.execute("tasks.add(title='mine')"))["execution_id"]
+        assert await resolve_execution(rt, "last", "approve") == first
+        second = (await rt.execute("tasks.add(title='theirs')"))["execution_id"]
+        for purpose in ("approve", "reject"):
+            with pytest.raises(CodemodeError) as refused:
+                await resolve_execution(rt, "last", purpose)
+            assert first in str(refused.value) and second in str(refused.value)
+            assert "call #0 tasks.add" in str(refused.value)
+        assert await resolve_execution(rt, "last", "approve", own={first}) == first
+        assert await resolve_execution(rt, "last", "journal") == second
+    finally:
+        await rt.aclose()

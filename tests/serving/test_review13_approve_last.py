@@ -26,7 +26,6 @@ from tests.serving.serving_support import applied, codemode, make_project, stdio
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: approve last approves the newest paused execution of any door")
 async def test_approve_last_does_not_approve_the_models_newer_pause(tmp_path: Path) -> None:
     """It is an error if the person's `codemode approve last` runs the call a model's program paused on."""
     notebook = make_project(tmp_path)
