@@ -41,3 +41,14 @@ def test_a_program_cannot_conceal_the_approval_summary_in_a_console(tmp_path: Pa
     assert "notes.add_note(text='evil')" in out, out  # the kernel's real summary was printed
     assert "\x1b[8m" not in out, "the program's conceal sequence reached the terminal"
     assert "\x1b]0;" not in out, "the program's OSC title sequence reached the terminal"
+
+
+@pytest.mark.xfail(strict=True, reason="review 13: an error's message reaches a jupyter console's terminal raw")
+def test_an_error_message_cannot_conceal_text_in_a_console(tmp_path: Path) -> None:
+    """It is an error if a program's exception text or a connector's error text carries SGR 8 to the terminal."""
+    folder = write_notebook_dir(tmp_path / "proj")
+    done = console(folder, ["raise ValueError('C\\x1b[8mD')", "notes.fail(message='E\\x1b[8mF')"])
+    out = done.stdout + done.stderr
+    assert "ValueError" in out and "ConnectorError" in out, out
+    assert "C\x1b[8mD" not in out, "the program's exception text reached the terminal raw"
+    assert "E\x1b[8mF" not in out, "the connector's error text reached the terminal raw"
