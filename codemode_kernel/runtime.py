@@ -430,7 +430,19 @@ class CodemodeRuntime:
         except codec.EncodeError as exc:
             problem = ("CodecError", str(exc))
         else:
-            size = len(codec.dumps_encoded(encoded_inputs)) if encoded_inputs else 2  # '{}': ~30 us less cold
+            try:
+                size = len(codec.dumps_encoded(encoded_inputs)) if encoded_inputs else 2  # '{}': ~30 us less cold
+            except ValueError as exc:  # an int of more digits than JSON text may hold (review 13)
+                refusal = codec.long_int_error(exc, "the inputs")
+                if refusal is None:
+                    raise
+                for name, encoded in encoded_inputs.items():  # which one: the refusal names it
+                    try:
+                        codec.dumps_encoded(encoded)
+                    except ValueError as one:
+                        refusal = codec.long_int_error(one, f"input {name!r}") or refusal
+                        break
+                problem, size, encoded_inputs = ("CodecError", str(refusal)), 0, {}  # recorded without them
             if size > codec.MAX_VALUE_CHARS:
                 problem = ("ValueTooLarge", f"the carried-over variables are {size:,} characters; the limit "
                            f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")

@@ -22,7 +22,6 @@ from tests.support import Shop
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: an input int of more than 4,300 digits raises out of execute()")
 async def test_a_huge_int_input_is_an_error_output(make_runtime: RuntimeFactory) -> None:
     """It is an error if execute() raises for an input it cannot store instead of answering with an error."""
     rt = make_runtime([Shop()])
