@@ -758,17 +758,22 @@ Associations = Callable[[str], Sequence[tuple[str, float]]]
 """A stem -> the stems that may stand in for it, each with a weight in (0, 1], strongest first."""
 
 
-class Reranker(Protocol):
+class Fuser(Protocol):
     """The semantic signal (:mod:`codemode_kernel.discovery.semantic`, the ``semantic`` extra) as the index sees it."""
 
-    def rerank(self, query: str, lexical: Sequence[tuple[str, float]],
-               connector: str | None) -> list[tuple[str, float]] | None:
-        """The lexical ranking reordered, or None while the signal is not ready (the lexical ranking stands)."""
+    def ready(self) -> bool:
+        """True once the catalog's vectors are there (until then the lexical ranking is the answer)."""
+        ...
+
+    def fuse(self, query: str, lexical: Sequence[tuple[str, float]], connector: str | None,
+             limit: int) -> list[tuple[str, float]] | None:
+        """The best ``limit`` of the lexical ranking fused with the model's, or None (the lexical ranking stands)."""
         ...
 
 
-# How many of the lexical ranking's first results the semantic signal reorders (discovery_semantic.py's POOL).
-SEMANTIC_POOL = 100
+# How many of the lexical ranking's first results the semantic fusion reads (semantic.DEPTH, chosen with it by
+# benchmarks/discovery_fusion.py: 100 put one more dev request in the top 5 than 30 or 10).
+SEMANTIC_DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -1198,7 +1203,7 @@ class SearchIndex:
         self.associations = associations
         self.learned_weight = learned_weight
         # The semantic extra's signal, set by discovery.service when the extra is installed and on; None: lexical.
-        self.semantic: Reranker | None = None
+        self.semantic: Fuser | None = None
         self.actions = [method_action(d) for d in self.docs]
         self.ids = IdReader([d.id_prefixes for d in self.docs], [d.http_path for d in self.docs])
         self._taken: dict[int, tuple[tuple[str, ...], ...]] = {}
@@ -1377,16 +1382,17 @@ class SearchIndex:
         """The best ``limit`` (key, score) pairs, best first, and how many documents matched.
 
         ``connector`` keeps only that connector's documents (snippets are ``codemode``). With the
-        semantic signal ready, the lexical top :data:`SEMANTIC_POOL` blended with it (see its module).
+        semantic signal ready, the lexical top :data:`SEMANTIC_DEPTH` fused with the model's ranking of
+        every document (see its module).
         """
         semantic = self.semantic
-        if semantic is None:
+        if semantic is None or not semantic.ready():
             return self.lexical_rank(query, connector=connector, limit=limit)
-        ranked, total = self.lexical_rank(query, connector=connector, limit=max(limit, SEMANTIC_POOL))
-        blended = semantic.rerank(query, ranked, connector)
-        if blended is None:
+        ranked, total = self.lexical_rank(query, connector=connector, limit=max(limit, SEMANTIC_DEPTH))
+        fused = semantic.fuse(query, ranked, connector, limit)
+        if fused is None:
             return ranked[:limit], total
-        return [(key, round(score, 4)) for key, score in blended[:limit]], max(total, len(blended))
+        return [(key, round(score, 4)) for key, score in fused], max(total, len(fused))
 
     def lexical_rank(self, query: str, *, connector: str | None = None,
                      limit: int = 50) -> tuple[list[tuple[str, float]], int]:

