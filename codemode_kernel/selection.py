@@ -51,8 +51,9 @@ async def resolve_execution(runtime: CodemodeRuntime, token: str, purpose: str |
                             own: Collection[str] = ()) -> str:
     """The execution id ``token`` means for ``purpose`` (see the module's table).
 
-    For a decision (``approve``, ``reject``), ``last`` is the newest paused execution among ``own``
-    (those this front end showed: a notebook's cells), else the one paused execution of the journal.
+    ``last`` is the newest execution among ``own`` (those this front end showed: a notebook's cells)
+    that the purpose takes, else the journal's newest; for a decision (``approve``, ``reject``), the
+    journal's one paused execution.
     When several wait and none is this front end's, it names none: another door to the same journal
     (a model through ``codemode mcp``, another notebook) may have paused the newest, and a person's
     ``approve last`` would approve a call they were never shown (review 13).
@@ -67,6 +68,9 @@ async def resolve_execution(runtime: CodemodeRuntime, token: str, purpose: str |
     if token == "last":
         if purpose in DECISIONS:
             return _last_decision(executions, purpose or "", own)
+        for state in executions:  # a front end's own first: a rollback or delete of 'last' is of what it showed
+            if state.id in own and (wanted is None or state.status in wanted):
+                return state.id
         for state in executions:
             if wanted is None or state.status in wanted:
                 return state.id

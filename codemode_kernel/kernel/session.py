@@ -81,8 +81,8 @@ class NotebookSession(NotebookRuntime):
         return outcome
 
     async def resolve(self, token: str, purpose: str) -> str:
-        """As :meth:`NotebookRuntime.resolve`; ``last`` for a decision prefers this notebook's own
-        paused cells (:func:`~codemode_kernel.selection.resolve_execution`)."""
+        """As :meth:`NotebookRuntime.resolve`; ``last`` prefers this notebook's own cells' executions
+        (:func:`~codemode_kernel.selection.resolve_execution`)."""
         return await resolve_execution(self.runtime, token, purpose, own=self.actions.records)
 
     # -- the actions (the panel's PanelHost, the magics, the cards) -----------------------------

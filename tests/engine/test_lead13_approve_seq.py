@@ -141,3 +141,22 @@ async def test_last_names_no_decision_when_several_wait(tmp_path: Path) -> None:
         assert await resolve_execution(rt, "last", "journal") == second
     finally:
         await rt.aclose()
+
+
+@pytest.mark.anyio
+async def test_a_front_ends_last_is_its_own(tmp_path: Path) -> None:
+    """A notebook's 'last' for a rollback, a snippet or a delete is its own newest, not a newer one another
+    door (a model through codemode mcp) ran on the same journal; with none of its own, the journal's newest."""
+    from codemode_kernel import CodemodeRuntime
+    from codemode_kernel.executor.inprocess import InProcessExecutor
+    from codemode_kernel.selection import resolve_execution
+
+    rt = CodemodeRuntime([], store=f"sqlite:///{tmp_path / 'j.db'}", executor=InProcessExecutor())
+    try:
+        mine = (await rt.execute("1 + 1"))["execution_id"]
+        theirs = (await rt.execute("2 + 2"))["execution_id"]
+        for purpose in ("rollback", "snippet", "delete", "show"):
+            assert await resolve_execution(rt, "last", purpose, own={mine}) == mine
+            assert await resolve_execution(rt, "last", purpose) == theirs
+    finally:
+        await rt.aclose()
