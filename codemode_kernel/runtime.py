@@ -110,13 +110,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import keyword
 import logging
 import os
 import re
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
@@ -425,11 +426,15 @@ class CodemodeRuntime:
                 "chr(0xD800) in a string for the character itself). Nothing was recorded."))
         encoded_inputs: dict[str, Any] = {}
         problem: tuple[str, str] | None = None
-        try:
-            encoded_inputs = {str(k): codec.encode(v, f"input {k!r}") for k, v in (inputs or {}).items()}
-        except codec.EncodeError as exc:
-            problem = ("CodecError", str(exc))
+        misnamed = next((why for k in (inputs or {}) if (why := input_name_problem(k, catalog.methods))), None)
+        if misnamed is not None:
+            problem = ("UsageError", misnamed)
         else:
+            try:
+                encoded_inputs = {str(k): codec.encode(v, f"input {k!r}") for k, v in (inputs or {}).items()}
+            except codec.EncodeError as exc:
+                problem = ("CodecError", str(exc))
+        if problem is None:
             try:
                 size = len(codec.dumps_encoded(encoded_inputs)) if encoded_inputs else 2  # '{}': ~30 us less cold
             except ValueError as exc:  # an int of more digits than JSON text may hold (review 13)
@@ -1035,6 +1040,20 @@ def _error_output(execution_id: str, error_type: str, message: str, logs: Sequen
 MAX_ERROR_CHARS = 100_000
 REVERT_UNKNOWN = ("RevertOutcomeUnknown: the host stopped while this call was being reverted, so whether the "
                   "revert took effect is unknown; check the connector (the revert is not run again)")
+
+
+def input_name_problem(name: object, connectors: Collection[str] = ()) -> str | None:
+    """Why ``name`` cannot be a variable a program is given (``execute(inputs=...)``, a notebook's
+    carried-over names), or None: it must be an identifier that is not a keyword, does not start with
+    '_' (the sandbox's own names: its guards) and hides no connector and not ``codemode`` (review 13)."""
+    shown = repr(name)[:100]
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+        return f"the input name {shown} is not a Python variable name; name each input as a variable."
+    if name.startswith("_"):
+        return f"the input name {shown} starts with '_', which names the sandbox's own; rename it."
+    if name == "codemode" or name in connectors:
+        return f"the input name {shown} would hide the {name!r} namespace of the program; rename it."
+    return None
 
 
 def _any_pending(state: PassState) -> bool:

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
 from codemode_kernel import codec
+from codemode_kernel.runtime import input_name_problem
 
 
 class CarriedVariables(MutableMapping[str, Any]):
@@ -37,6 +38,8 @@ class CarriedVariables(MutableMapping[str, Any]):
             if name not in variables:
                 self._values.pop(name, None)  # deleted by the cell, or no longer serializable
         for name, encoded in variables.items():
+            if input_name_problem(name) is not None:  # not from a sandbox that works: never a later cell's input
+                continue
             if name in given and codec.is_encodable(given[name]) and codec.encode(given[name]) == encoded:
                 continue
             self._values[name] = codec.decode(encoded)
