@@ -827,7 +827,7 @@ class CodemodeRuntime:
                 if not j.set_entry(execution_id, e.seq, ["applied"], "reverted",
                                             error=REVERT_UNKNOWN):
                     continue  # another host reverted it
-                ctx = ExecutionContext(execution_id, e.seq, e.connector, e.method)
+                ctx = ExecutionContext(execution_id, e.seq, e.connector, e.method, revert=True)
                 try:
                     await invoke(revert, codec.loads(e.args),
                                   codec.loads(e.result) if e.result is not None else None, ctx)

@@ -26,17 +26,21 @@ class ExecutionContext:
     """What ``execute`` and ``revert`` learn about the call they serve.
 
     ``execution_id`` is stable across passes; ``execution_id:seq`` (``idempotency_key``)
-    identifies one journaled call and is the key to use for side effects.
+    identifies one journaled call and is the key to use for side effects. A revert of that call
+    (``revert`` True; ``method`` is still the reverted call's) has a key of its own,
+    ``execution_id:seq:revert``: with the call's key, a connector or a service that deduplicates by
+    it took the revert for the call again and did nothing (review 13).
     """
 
     execution_id: str
     seq: int
     connector: str
     method: str
+    revert: bool = False
 
     @property
     def idempotency_key(self) -> str:
-        return f"{self.execution_id}:{self.seq}"
+        return f"{self.execution_id}:{self.seq}:revert" if self.revert else f"{self.execution_id}:{self.seq}"
 
 
 ExecuteFn = Callable[[dict[str, Any], ExecutionContext], Any]

@@ -85,7 +85,6 @@ def codemode(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: a configured revert reuses the reverted call's idempotency key")
 def test_a_rollback_deletes_the_note_a_deduplicating_connector_added(tmp_path: Path) -> None:
     """It is an error if `codemode rollback` says rolled back while delete_note was answered as a duplicate."""
     (tmp_path / "idem_notes.py").write_text(MODULE)
