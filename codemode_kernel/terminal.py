@@ -62,6 +62,61 @@ def terminal_text(text: str, *, multiline: bool = True) -> str:
     return (_UNSAFE_TEXT if multiline else _UNSAFE_LINE).sub(_escape, text)
 
 
+# -- a program's output on its way to any Jupyter frontend (a terminal among them) ---------------
+
+#: Controls that script a terminal; tab, newline and carriage return (progress lines) stay.
+_OUTPUT_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_SGR = re.compile("\x1b\\[([0-9;]*)m")
+#: SGR parameters that only colour or weigh text: no conceal (8), nothing that outlives the output.
+_PLAIN_SGR = frozenset({"", "0", "1", "2", "3", "4", "7", "9", "21", "22", "23", "24", "27", "29", "39", "49",
+                        *map(str, range(30, 38)), *map(str, range(40, 48)), *map(str, range(90, 98)),
+                        *map(str, range(100, 108))})
+
+
+def _plain_sgr(params: str) -> bool:
+    tokens = params.split(";")
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in ("38", "48"):  # 256 colours (5;n) or RGB (2;r;g;b)
+            if tokens[i + 1:i + 2] == ["5"] and len(tokens) > i + 2:
+                i += 3
+                continue
+            if tokens[i + 1:i + 2] == ["2"] and len(tokens) > i + 4:
+                i += 5
+                continue
+            return False
+        if token not in _PLAIN_SGR:
+            return False
+        i += 1
+    return True
+
+
+def inert_output(text: str) -> str:
+    """A program's printed (or error) text for a Jupyter frontend, which may write it to a terminal
+    (``jupyter console``): every escape sequence and control character shown as a visible escape, but
+    colours, which notebooks show too; text that sets one ends with a reset, so the colour never
+    reaches the kernel's own text after it. ``\x1b[8m`` (conceal) before the kernel's approval summary
+    hid it, and OSC sequences set the window title or the clipboard (review 13)."""
+    if not _OUTPUT_CONTROL.search(text):
+        return text
+    parts: list[str] = []
+    pos = 0
+    coloured = False
+    for match in _SGR.finditer(text):
+        parts.append(_OUTPUT_CONTROL.sub(_escape, text[pos:match.start()]))
+        if _plain_sgr(match.group(1)):
+            parts.append(match.group(0))
+            coloured = True
+        else:
+            parts.append(_OUTPUT_CONTROL.sub(_escape, match.group(0)))
+        pos = match.end()
+    parts.append(_OUTPUT_CONTROL.sub(_escape, text[pos:]))
+    if coloured:
+        parts.append("\x1b[0m")
+    return "".join(parts)
+
+
 def quoted_block(text: str, indent: str = "  ") -> str:
     """Escaped ``text`` whose lines after the first sit behind ``indent`` and the gutter."""
     return ("\n" + indent + GUTTER).join(terminal_text(text).split("\n"))

@@ -42,6 +42,7 @@ from codemode_kernel.kernel.magics import MAGICS, Magics, classify
 from codemode_kernel.kernel.notebook_channel import NotebookChannel
 from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, Sink
 from codemode_kernel.kernel.session import NotebookSession
+from codemode_kernel.terminal import inert_output
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +74,8 @@ class CellSink:
                             ident=kernel._topic(msg_type))
 
     def stream(self, text: str, name: str = "stdout") -> None:
-        if text:
-            self._send("stream", {"name": name, "text": text})
+        if text:  # inert: a frontend may write it to a terminal (jupyter console)
+            self._send("stream", {"name": name, "text": inert_output(text)})
 
     def display(self, bundle: Bundle, *, result: bool = False) -> None:
         if result:
@@ -83,7 +84,8 @@ class CellSink:
             self._send("display_data", {"data": bundle, "metadata": {}, "transient": {}})
 
     def error(self, ename: str, evalue: str, traceback: list[str]) -> None:
-        self._send("error", {"ename": ename, "evalue": evalue, "traceback": traceback})
+        self._send("error", {"ename": inert_output(ename), "evalue": inert_output(evalue),
+                             "traceback": [inert_output(line) for line in traceback]})
 
 
 class CodemodeKernel(IPythonKernel):
@@ -168,7 +170,8 @@ class CodemodeKernel(IPythonKernel):
         reply: dict[str, Any] = {"status": outcome.status, "execution_count": count,
                                  "payload": outcome.payload, "user_expressions": {}}
         if outcome.status == "error":
-            reply.update(ename=outcome.ename, evalue=outcome.evalue, traceback=outcome.traceback)
+            reply.update(ename=inert_output(outcome.ename), evalue=inert_output(outcome.evalue),
+                         traceback=[inert_output(line) for line in outcome.traceback])
         else:
             reply["user_expressions"] = {
                 name: {"status": "error", "ename": "NotSupported", "traceback": [],

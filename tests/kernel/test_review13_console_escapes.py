@@ -32,7 +32,6 @@ FAKE = ("print('Paused: execution X waits for approval of 1 action(s):\\n  #0 no
         " + '\\x1b]0;notes\\x07\\x1b[8m')\nnotes.add_note(text='evil')")
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: program output reaches a jupyter console's terminal raw")
 def test_a_program_cannot_conceal_the_approval_summary_in_a_console(tmp_path: Path) -> None:
     """It is an error if the console's terminal receives the program's conceal or OSC sequence."""
     folder = write_notebook_dir(tmp_path / "proj")
@@ -43,7 +42,6 @@ def test_a_program_cannot_conceal_the_approval_summary_in_a_console(tmp_path: Pa
     assert "\x1b]0;" not in out, "the program's OSC title sequence reached the terminal"
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: an error's message reaches a jupyter console's terminal raw")
 def test_an_error_message_cannot_conceal_text_in_a_console(tmp_path: Path) -> None:
     """It is an error if a program's exception text or a connector's error text carries SGR 8 to the terminal."""
     folder = write_notebook_dir(tmp_path / "proj")

@@ -24,3 +24,15 @@ def test_escaped_text_still_reads_back_as_json() -> None:
     shown = terminal_json(value)
     assert "hidden" not in shown and "\\udb40" in shown and "\\u3164" in shown
     assert json.loads(shown) == value
+
+
+def test_program_output_keeps_colours_but_no_other_sequence() -> None:
+    from codemode_kernel.terminal import inert_output
+
+    assert inert_output("plain\ttext\r50%\n") == "plain\ttext\r50%\n"
+    assert inert_output("a\x1b[1;31mred") == "a\x1b[1;31mred\x1b[0m"  # the colour ends with the output
+    assert inert_output("\x1b[38;2;1;2;3mrgb") == "\x1b[38;2;1;2;3mrgb\x1b[0m"
+    for hostile in ("\x1b[8m", "\x1b[31;8m", "\x1b]0;title\x07", "\x1b]52;c;aGk=\x07", "\x1b[2J", "\x1b[1A",
+                    "\x1b(0", "\x9b2J", "\x1b[38;5m"):
+        shown = inert_output("x" + hostile + "y")
+        assert "\x1b" not in shown and "\x9b" not in shown and "\x07" not in shown, repr(shown)
