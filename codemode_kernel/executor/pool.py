@@ -186,10 +186,10 @@ class WorkerProcess:
         return self.proc.pid
 
     def alive(self) -> bool:
-        if self.proc.poll() is not None:
-            return False
         exited = getattr(self.proc, "exited", None)  # a zygote's child: its pidfd knows first
-        return not (exited is not None and exited())
+        if exited is not None:
+            return not exited()
+        return self.proc.poll() is None
 
     def kill(self) -> None:
         """SIGKILL (thread-safe, idempotent, never signals a reaped pid).
