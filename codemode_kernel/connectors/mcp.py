@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import math
 import os
 import shlex
 import shutil
@@ -572,6 +574,7 @@ def _plain_result(result: mcp_types.CallToolResult, where: str, wrapped: bool) -
         raise ConnectorError(f"{where} failed: {message}")
     structured = result.structured_content
     if structured is not None:
+        structured = _without_non_numbers(structured)
         if wrapped and isinstance(structured, Mapping) and set(structured) == {"result"}:
             return structured["result"]
         return structured
@@ -582,6 +585,31 @@ def _plain_result(result: mcp_types.CallToolResult, where: str, wrapped: bool) -
         values = [_parse_text(c.text) for c in content if isinstance(c, mcp_types.TextContent)]
         return values[0] if len(values) == 1 else values
     return [_content_dict(c) for c in content]
+
+
+def _without_non_numbers(value: Any) -> Any:
+    """``value`` with NaN and the infinities as ``None``, as an SDK server writes them: the SDK's JSON
+    parser reads them from a server that writes its lines with Python's ``json`` (review 13), and no
+    JSON value holds them. Walked only when there is one (the C encoder finds it)."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        pass
+    except Exception:  # not JSON at all: the codec says so where the result crosses
+        return value
+    else:
+        return value
+    return _finite_walk(value)
+
+
+def _finite_walk(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite_walk(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite_walk(v) for v in value]
+    return value
 
 
 def _parse_text(text: str) -> Any:

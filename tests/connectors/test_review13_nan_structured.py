@@ -59,7 +59,6 @@ SERVER = textwrap.dedent('''
 ''')
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: MCP structured content with NaN fails the call after it ran")
 async def test_structured_content_with_nan_completes(make_runtime: RuntimeFactory, tmp_path: Path) -> None:
     """It is an error if a tool call that ran (counted once) ends the execution as a CodecError."""
     script = tmp_path / "raw_server.py"
