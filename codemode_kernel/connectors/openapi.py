@@ -383,7 +383,7 @@ class OpenApiConnector(Connector):
         if cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items())
         if self.idempotency_header and ctx is not None and op.http_method not in _SAFE_METHODS:
-            headers[self.idempotency_header] = ctx.idempotency_key + (":revert" if revert else "")
+            headers[self.idempotency_header] = ctx.idempotency_key + (":revert" if revert and not ctx.revert else "")
         content, data, files, json_body = self._body(op, args)
         if op.body is not None and "Content-Type" not in headers and (content is not None):
             headers["Content-Type"] = op.body.content_type

@@ -142,9 +142,11 @@ class NotesStore(Connector):
                    (ctx.idempotency_key, note_id, json.dumps(before) if before is not None else None))
 
     def _undo_record(self, db: sqlite3.Connection, ctx: ExecutionContext) -> sqlite3.Row:
-        row = db.execute("SELECT * FROM undo WHERE call = ?", (ctx.idempotency_key,)).fetchone()
+        # A revert's context names the call it undoes (execution_id, seq); its own key ends ':revert'.
+        call = f"{ctx.execution_id}:{ctx.seq}"
+        row = db.execute("SELECT * FROM undo WHERE call = ?", (call,)).fetchone()
         if row is None:
-            raise LookupError(f"nothing recorded for call {ctx.idempotency_key}; it cannot be reverted")
+            raise LookupError(f"nothing recorded for call {call}; it cannot be reverted")
         return row
 
     # -- reading ----------------------------------------------------------------------------

@@ -78,7 +78,9 @@ class Ledger(Connector):
         return self.add(label, ctx)
 
     def _revert(self, args: dict[str, Any], result: Any, ctx: ExecutionContext) -> None:
-        self._write(ctx.idempotency_key, str(args["label"]), "revert")
+        # Recorded under the key of the call it reverts; its own key is that call's with ':revert'.
+        assert ctx.revert and ctx.idempotency_key == f"{ctx.execution_id}:{ctx.seq}:revert", ctx
+        self._write(f"{ctx.execution_id}:{ctx.seq}", str(args["label"]), "revert")
 
     def tools(self) -> dict[str, Tool]:
         return {
