@@ -689,8 +689,8 @@ class PassHandler:
                 stored = codec.dumps_encoded(encoded)
                 codec.check_storable(stored, where)
         except codec.EncodeError as exc:
-            if record:
-                self._finish_entry(seq, "error", error=f"CodecError: {exc}")
+            if record:  # the call ran: applied (a rollback reverts it), its result not kept (review 13)
+                self._finish_entry(seq, "applied", error=f"CodecError: {exc} The call ran; its result was not kept.")
             return self.fail("CodecError", str(exc))
         if record:
             if stored is not None and len(stored) > codec.MAX_VALUE_CHARS:

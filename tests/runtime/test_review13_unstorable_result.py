@@ -47,7 +47,6 @@ class Ledger:
         return ToolSetConnector([add], name="ledger", reverts={"add": undo})
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: a call whose result cannot be stored is recorded as not applied")
 async def test_a_call_that_ran_stays_revertible(make_runtime: RuntimeFactory) -> None:
     """It is an error if rollback skips a call that ran because its result could not be stored."""
     ledger = Ledger()

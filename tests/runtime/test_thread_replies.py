@@ -228,8 +228,8 @@ async def test_an_exception_is_replied_and_stored_as_on_the_loop(
 
 
 async def test_what_the_thread_cannot_answer_the_loop_does(journal: RuntimeJournal, probe: Probe) -> None:
-    """An awaitable result is awaited on the loop, and a value that is not data fails the pass, stored
-    as an error; each connector runs once."""
+    """An awaitable result is awaited on the loop, and a value that is not data fails the pass, the call
+    stored as applied (it ran) with no result (review 13); each connector runs once."""
     host, sink = handler(journal, probe, LONG), Sink()
     await host.answer_later(call("later", n=1), sink)
     assert await sink.until(1) == [{"value": 2}]
@@ -237,7 +237,7 @@ async def test_what_the_thread_cannot_answer_the_loop_does(journal: RuntimeJourn
     replies = await sink.until(2)
     assert "CodecError" in replies[1]["abort"]
     host.flush()
-    assert [row[:3] for row in probe.entries()] == [(0, "applied", "2"), (1, "error", None)]
+    assert [row[:3] for row in probe.entries()] == [(0, "applied", "2"), (1, "applied", None)]
     assert probe.calls["later"] == probe.calls["odd"] == 1
 
 

@@ -54,7 +54,8 @@ async def test_a_file_name_that_is_not_utf8_is_refused_or_stored_never_left_exec
     if how == "returns":  # refused before the reply, as NaN is: the code never saw it
         assert out["status"] == "error" and out["error_type"] == "CodecError", out
         assert "not valid Unicode" in out["error"], out
-        assert rows[0][1] == "error" and runs["after"] == 0, rows
+        # The call ran: applied, so a rollback reverts it, with its result not kept (review 13).
+        assert rows[0][1] == "applied" and rows[0][2] is None and "not kept" in rows[0][3] and runs["after"] == 0, rows
     else:  # the code caught the error: it was told what the journal keeps (a later pass replays that)
         assert out["status"] == "completed", out
         assert rows[0][1] == "error" and out["result"] == rows[0][3], (rows, out)
