@@ -22,8 +22,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 MODULE = textwrap.dedent('''
     """Notes whose writes are deduplicated by ctx.idempotency_key, as README advises."""
     import json

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import write_notebook_dir
 from tests.kernel.test_kernel_console import console
 
