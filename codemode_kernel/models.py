@@ -64,6 +64,9 @@ class ExecutionState:
     updated_at: int = 0
     passes: int = 0
     runtime: str = "default"
+    #: Started through the model-facing ``codemode`` tool (``runtime.tool()``, ``codemode mcp``): a
+    #: person's ``approve last`` never names it; they name it by its id after reading its call.
+    via_tool: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -400,6 +400,11 @@ class CodemodeRuntime:
         capture_variables: bool = False,
     ) -> dict[str, Any]:
         """Run ``code`` as a new execution; returns the output dict (never raises for pass errors)."""
+        return await self._execute(code, inputs=inputs, on_output=on_output, capture_variables=capture_variables)
+
+    async def _execute(self, code: str, *, inputs: Mapping[str, Any] | None = None,
+                       on_output: OutputCallback | None = None, capture_variables: bool = False,
+                       via_tool: bool = False) -> dict[str, Any]:
         execution_id = new_execution_id()
         if not isinstance(code, str):
             return _error_output(execution_id, "TypeError", "code must be a string of Python source")
@@ -452,7 +457,9 @@ class CodemodeRuntime:
                 problem = ("ValueTooLarge", f"the carried-over variables are {size:,} characters; the limit "
                            f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")
         connectors = sorted(catalog.methods)
-        options = {"capture_variables": capture_variables}
+        options: dict[str, Any] = {"capture_variables": capture_variables}
+        if via_tool:
+            options["via_tool"] = True
         try:
             with open_journal(self.store, self.name) as j:
                 # One transaction: the prune (before the insert: the new execution is never a victim),
@@ -900,7 +907,8 @@ class CodemodeRuntime:
             log=[_entry(e) for e in j.entries(row.id)],
             result=codec.loads(row.result) if row.result is not None else row.result_note,
             error=row.error, error_type=row.error_type, logs=row.logs, connectors=row.connectors,
-            created_at=row.created_at, updated_at=row.updated_at, passes=row.passes, runtime=self.name)
+            created_at=row.created_at, updated_at=row.updated_at, passes=row.passes, runtime=self.name,
+            via_tool=bool(row.options.get("via_tool")))
 
     # -- retention ----------------------------------------------------------------------------
 
@@ -998,7 +1006,7 @@ class CodemodeRuntime:
 
     async def _tool_call(self, code: str) -> dict[str, Any]:
         """``execute`` for a model: the output as plain JSON (:func:`codec.to_json`; issue 14, defect 2)."""
-        out = await self.execute(code)
+        out = await self._execute(code, via_tool=True)
         if "pending" in out:  # PendingAction.to_dict() gives the journal's tagged form
             out["pending"] = [{**p, "args": codec.decode(p["args"])} for p in out["pending"]]
         plain: dict[str, Any] = codec.to_json(out, "the output")

@@ -94,8 +94,14 @@ def _last_decision(executions: Sequence[ExecutionState], purpose: str, own: Coll
     mine = [state for state in paused if state.id in own]
     if mine:
         return mine[0].id
-    if len(paused) == 1:
+    if len(paused) == 1 and not paused[0].via_tool:
         return paused[0].id
+    if len(paused) == 1:  # a model's program: the person reads its call and names it
+        state = paused[0]
+        raise CodemodeError(f"The only paused execution, {state.id} ({_waiting_call(state)}), was started by a "
+                            f"model through the codemode tool, so 'last' does not name it. Read its call "
+                            f"(%pending in a notebook, `codemode pending {state.id}` in a terminal) and name it: "
+                            f"{purpose} {state.id} SEQ.")
     if not paused:
         raise CodemodeError(f"There is no paused execution to {purpose}. List the executions with their status "
                             "(%executions in a notebook, `codemode executions` in a terminal).")

@@ -160,3 +160,38 @@ async def test_a_front_ends_last_is_its_own(tmp_path: Path) -> None:
             assert await resolve_execution(rt, "last", purpose) == theirs
     finally:
         await rt.aclose()
+
+
+@pytest.mark.anyio
+async def test_last_never_names_a_models_pause(tmp_path: Path) -> None:
+    """An execution started through the model-facing tool is marked so, and a person's 'last' for a
+    decision does not name it even when it is the only one waiting; named by its id, it is decided."""
+    from codemode_kernel import CodemodeRuntime
+    from codemode_kernel.errors import CodemodeError
+    from codemode_kernel.executor.inprocess import InProcessExecutor
+    from codemode_kernel.selection import resolve_execution
+
+    runs: list[str] = []
+
+    def add(title: str) -> str:
+        """Add."""
+        runs.append(title)
+        return title
+
+    rt = CodemodeRuntime([ToolSetConnector([add], name="tasks", requires_approval={"add"})],
+                         store=f"sqlite:///{tmp_path / 'j.db'}", executor=InProcessExecutor())
+    try:
+        paused = await rt.tool()("tasks.add(title='from the model')")
+        eid = paused["execution_id"]
+        state = await rt.execution(eid)
+        assert state is not None and state.via_tool and state.to_dict()["via_tool"] is True
+        with pytest.raises(CodemodeError) as refused:
+            await resolve_execution(rt, "last", "approve")
+        assert eid in str(refused.value) and "started by a model" in str(refused.value)
+        assert runs == []
+        assert (await rt.approve(eid, seq=0))["status"] == "completed" and runs == ["from the model"]
+        mine = (await rt.execute("tasks.add(title='mine')"))["execution_id"]
+        assert not (await rt.execution(mine)).via_tool  # type: ignore[union-attr]
+        assert await resolve_execution(rt, "last", "approve") == mine
+    finally:
+        await rt.aclose()

@@ -24,7 +24,6 @@ from tests.serving.serving_support import applied, codemode, make_project, stdio
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: 'approve last' approves a model's pause when it is the only one")
 async def test_approve_last_does_not_approve_the_only_pause_when_it_is_the_models(tmp_path: Path) -> None:
     """It is an error if `codemode approve last` runs a call paused through the MCP door (the person's run failed)."""
     notebook = make_project(tmp_path)
