@@ -515,10 +515,14 @@ def _prepare_sqlite_file(url: str) -> None:
         return
     path = Path(database)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink():  # a link is the person's own choice of file: neither created through nor changed
+        return
     if not path.exists():
-        # Created owner-only before SQLite opens it; SQLite gives -wal/-shm the same mode.
-        fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-        os.close(fd)
+        # Created owner-only before SQLite opens it; SQLite gives -wal/-shm the same mode. O_NOFOLLOW:
+        # a link planted meanwhile (a shared folder) is not followed to create its target (review 13).
+        with contextlib.suppress(FileExistsError):
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NOFOLLOW, 0o600)
+            os.close(fd)
     else:
         with contextlib.suppress(OSError):  # not our file to change (e.g. shared read-only)
             os.chmod(path, 0o600)

@@ -38,10 +38,11 @@ GUTTER = "| "
 # characters of "ASCII smuggling", the interlinear annotation marks, musical and shorthand format
 # controls), the variation selectors (one per byte hides a payload after a visible letter: "emoji
 # smuggling"), the combining grapheme joiner, the Mongolian free variation selectors, the Khmer
-# inherent vowels, and the blanks fonts draw as nothing (Hangul fillers, the braille blank; review
-# 13). In an approval prompt "alice\u200b" would otherwise read as "alice".
+# inherent vowels, the blanks fonts draw as nothing (Hangul fillers, the braille blank) and the
+# spaces narrower or wider than a space (U+2000-U+200A, U+202F, U+205F; review 13). In an approval
+# prompt "alice\u200b" would otherwise read as "alice".
 _UNSAFE = ("\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
-           "\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\u2800"
+           "\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u2800"
            "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
            "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
 _UNSAFE_TEXT = re.compile(f"[{_UNSAFE}]")

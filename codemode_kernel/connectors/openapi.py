@@ -372,7 +372,13 @@ class OpenApiConnector(Connector):
             elif p.location == "header":
                 headers[p.name] = _scalar(_joined(value))
             else:
-                cookies[p.name] = _scalar(_joined(value))
+                cookie = _scalar(_joined(value))
+                if any(c in cookie for c in ';,"\\') or not cookie.isprintable() or cookie != cookie.strip():
+                    # The Cookie header joins cookies with '; ': 'dark; session=x' added a cookie (review 13).
+                    raise ConnectorError(f"{where}: the cookie parameter {p.key!r} holds a character a cookie "
+                                         "value cannot (a ';', ',', '\"', '\\', a space at either end or a "
+                                         "control character); nothing was sent.")
+                cookies[p.name] = cookie
         for key, value in self.headers.items():
             headers[key] = expand_env(value, f"{where} header {key}")
         if self.auth is not None and not op.open_security:

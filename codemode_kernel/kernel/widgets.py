@@ -47,7 +47,8 @@ _STATUS = {
     "rejected": ("fa-ban", "Rejected", "#6d4c41"),
     "rolled_back": ("fa-undo", "Rolled back", "#6a1b9a"),
 }
-_ARGS_STYLE = "margin:2px 0 6px 0;max-height:16em;overflow:auto"
+# Wrapped, never scrolled sideways: a value padded with spaces kept its tail out of view (review 13).
+_ARGS_STYLE = "margin:2px 0 6px 0;max-height:16em;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere"
 
 
 def _show(widget: w.HTML, content: Html | None) -> None:

@@ -110,6 +110,9 @@ async def test_every_kind_of_parameter_arrives(pets: Any) -> None:
     assert echoed["headers"]["idempotency-key"] == "exec-42:7"
     assert echoed["cookies"] == {"session": "s-9"}
     assert echoed["body"] is None
+    # A cookie value that would add a cookie ('; ' joins them) is refused, nothing sent (review 13's notes).
+    with pytest.raises(ConnectorError, match=r"pets\.echo: the cookie parameter 'session' holds a character"):
+        await run(tools, "echo", seq=8, word="w", session="dark; admin=1")
     extra = await run(tools, "echo", word="w", anything={"nested": [1, 2]}, flag=True)
     assert extra["body"] == {"anything": {"nested": [1, 2]}, "flag": True}
 
