@@ -257,11 +257,10 @@ class _Pass:
             self._settle()
 
     async def _converse(self, run_line: bytes) -> None:
-        if self.worker.ready is None:
-            self.timers.append(self.loop.call_later(self.startup_timeout, self.kill, _crashed(
-                f"the worker did not start within {self.startup_timeout:g} s (the machine may be overloaded)")))
-        else:
+        if self.worker.ready is not None:
             self._start_clock()
+        elif not self.worker.said:  # a worker whose first line (or end) is waiting needs no start clock
+            self.timers.append(self.loop.call_later(self.startup_timeout, self._not_started))
         # A write that fails (the worker already exited) is not the end of the story: a worker that
         # refuses to run (require_isolation) says so in its ready line and exits without reading, and
         # under load it exits before this write. Read on: the ready line, then the end of the pipe
@@ -315,10 +314,18 @@ class _Pass:
         self.started = True
         for timer in self.timers:
             timer.cancel()
-        self.timers = [self.loop.call_later(self.limits.timeout, self.kill, SandboxError.of(Timeout, (
+        # The errors are worded when a timer fires, not for every pass (issue 12, s13p).
+        self.timers = [self.loop.call_later(self.limits.timeout, self._timed_out)]
+
+    def _not_started(self) -> None:
+        self.kill(_crashed(f"the worker did not start within {self.startup_timeout:g} s (the machine may be "
+                           "overloaded)"))
+
+    def _timed_out(self) -> None:
+        self.kill(SandboxError.of(Timeout, (
             f"the pass ran longer than {self.limits.timeout:g} s and its worker was stopped "
             f"(Limits.timeout={self.limits.timeout:g}). Make the code do less per pass (fewer calls, "
-            "smaller data) or raise the limit.")))]
+            "smaller data) or raise the limit.")))
 
     def _ready(self, message: dict[str, Any]) -> None:
         report = message.get("isolation")
@@ -938,7 +945,10 @@ class SubprocessExecutor:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         try:
-            await asyncio.shield(run.finished)
+            # Awaited as it is, not through asyncio.shield: nothing else awaits it, and a cancel that
+            # cancels it is harmless (_settle sets it only if not done); the shield cost the pass a
+            # turn of the loop between the worker's report and execute() returning (issue 12, s13p).
+            await run.finished
         except asyncio.CancelledError:
             run.kill(SandboxError.of(Interrupted, "the pass was cancelled"))
             raise

@@ -164,6 +164,9 @@ class WorkerProcess:
         self._ready: dict[str, Any] | None = None
         self.closed = False
         self.killed = False  # SIGKILL was sent: nothing more to send (kill() and close() come both)
+        #: Its first line (``ready``) or its end was waiting to be read when a pass took it (WarmPool.take):
+        #: the pass needs no clock for its start.
+        self.said = False
         #: The loop timer that wakes the pool thread when this worker's refill is due (WarmPool.take),
         #: its callback and its loop; the retire cancels it.
         self.refill_kick: tuple[asyncio.TimerHandle, _Kick, asyncio.AbstractEventLoop] | None = None
@@ -314,8 +317,10 @@ class WarmPool:
                 worker = self._idle.popleft()
                 if worker.alive():
                     now = time.monotonic()
-                    if worker.ready is None and not _said_something(worker):
-                        self._burst_until = now + BURST_HOLD
+                    if worker.ready is None:
+                        worker.said = _said_something(worker)
+                        if not worker.said:
+                            self._burst_until = now + BURST_HOLD
                     bursting = now < self._burst_until and getattr(self.launcher, "burst", 0) > 0
                     delay = 0.0 if bursting else self.launcher.refill_delay
                     self._due = now + delay
