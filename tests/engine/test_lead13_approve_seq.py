@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from pathlib import Path
 
 import pytest
@@ -20,40 +19,12 @@ from codemode_kernel.cli import main, parse_command
 from codemode_kernel.kernel.magics import Magics
 from codemode_kernel.kernel.output import RecordingSink
 from codemode_kernel.kernel.session import NotebookSession
-
-CONNECTOR_MODULE = '''
-from pathlib import Path
-
-from codemode_kernel import ToolSetConnector
-
-WRITTEN = Path(__file__).with_name("written.txt")
-
-def add_task(title: str) -> dict:
-    """Add a task."""
-    with WRITTEN.open("a") as f:
-        f.write(title + "\\n")
-    return {"title": title}
-
-def tasks():
-    return ToolSetConnector([add_task], name="tasks", requires_approval={"add_task"})
-'''
-
-PROGRAM = "a = tasks.add_task(title='first')\nb = tasks.add_task(title='second')\n[a['title'], b['title']]\n"
+from tests.engine.test_review11_cli_stale_approval import _written, tasks_project
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    module = f"l13_tasks_{uuid.uuid4().hex[:12]}"
-    (tmp_path / f"{module}.py").write_text(CONNECTOR_MODULE)
-    (tmp_path / "codemode.toml").write_text(f'[connectors.tasks]\npython = "{module}:tasks"\n'
-                                            '[executor]\nkind = "inprocess"\n')
-    (tmp_path / "prog.py").write_text(PROGRAM)
-    return tmp_path
-
-
-def _written(project: Path) -> list[str]:
-    path = project / "written.txt"
-    return path.read_text().splitlines() if path.exists() else []
+    return tasks_project(tmp_path)  # review 11's: add_task needs approval, prog.py adds two tasks
 
 
 def test_the_command_takes_the_call_number() -> None:

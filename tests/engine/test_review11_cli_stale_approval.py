@@ -39,6 +39,11 @@ PROGRAM = "a = tasks.add_task(title='first')\nb = tasks.add_task(title='second')
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    return tasks_project(tmp_path)
+
+
+def tasks_project(tmp_path: Path) -> Path:
+    """A folder whose ``tasks`` connector's add_task needs approval, and prog.py that adds two tasks."""
     module = f"r11_tasks_{uuid.uuid4().hex[:12]}"  # a module of its own: nothing cached from another test
     (tmp_path / f"{module}.py").write_text(CONNECTOR_MODULE)
     (tmp_path / "codemode.toml").write_text(f'[connectors.tasks]\npython = "{module}:tasks"\n'
