@@ -35,7 +35,21 @@ Decisions:
   12.5 / 34.4 %, so a method the words miss entirely is rarely the model's first either.
 - A request is embedded on its own path (:meth:`MiniLM.embed_one`: features-first products in blocks that
   numpy's OpenBLAS runs on the calling thread, :data:`BLOCK_MACS`) and its vector kept for :data:`QUERY_CACHE`
-  requests; the catalog's vectors are multiplied in blocks too.
+  requests; the catalog's vectors are multiplied in blocks too. Not kept: embedding the request in a thread
+  while the lexical ranker runs (1.01x of the two in turn: the pure-Python ranker holds the GIL); MiniLM
+  distilled to one vector per word piece for the request (microseconds, but dev top-5 67.7 % fused, 18.8 %
+  alone, against the model's 70.8 / 34.4 %).
+
+Held-out sets through ``bench_discovery.py`` (s13d, ``--json``, load 3-4; measured once the fusion was chosen,
+never tuned on), lexical -> with the extra, top-1 / top-5 / MRR / paraphrase top-5: blind 28.1 / 57.3 / 0.407 /
+35.6 -> 28.1 / 57.3 / 0.429 / 35.6 %, validation 34.4 / 59.4 / 0.428 / 42.3 -> 34.4 / 58.3 / 0.452 / 40.4 %. The
+extra does not help the held-out sets' top 5 (the validation set loses one request); it lifts their MRR by
+0.02. Costs: 2,968 documents embedded in 58.4 s (84.0 s CPU, peak +412 MB) on the first start, read from the
+cache in 17-32 ms after; a search p50 / p95 at load 3.4-4.5 (other work on both cores) 37 / 82 ms against the
+s12m path's 60 / 328 ms (paired, 8 rounds of the dev set's 96 requests, lower in 7 / 8 of 8; CPU per search
+44 against 66 ms), with two busy loops more (load 4.7-8.5) 117 / 185 against 469 / 1,374 ms (6 rounds, lower
+in 5 / 6 of 6). The 5 ms target is not met: a request's 6 layers are ~10^8 multiply-adds, 5-10 ms of CPU in
+the runs here (the least at load ~2), on top of the lexical ranker's 2-3 ms; no quiet machine was had to measure.
 
 Measured through this module with the s12m blend (``bench_discovery.py --minilm``, s12m, load ~2), lexical ->
 blended: tuning file 52.5 / 76.4 % MRR 0.613 -> 54.9 / 79.6 % MRR 0.651; dev set 41.7 / 66.7 % MRR 0.508 -> 35.4 /
