@@ -29,13 +29,14 @@ Results (s13d, 2026-12-07; top-1 / top-5 / MRR, tuning split 190, held-out third
 | **RRF k 40 w 0.2, first kept** | 57.4 / 80.0 / 0.669 | 43.6 / 74.5 / 0.569 | 41.7 / 70.8 / 0.516 |
 | the same, lexical depth 30 | 57.4 / 80.0 / 0.669 | 42.6 / 74.5 / 0.559 | 41.7 / 69.8 / 0.514 |
 | nostop requests, best fusion | 57.4 / 80.0 / 0.666 | 44.7 / 76.6 / 0.581 | 37.5 / 69.8 / 0.494 |
-| static requests, best fusion | 57.9 / 80.5 / 0.665 | 43.6 / 70.2 / 0.550 | 40.6 / 67.7 / 0.507 |
+| static requests, best fusion | 56.8 / 81.1 / 0.661 | 44.7 / 71.3 / 0.569 | 37.5 / 67.7 / 0.490 |
 
 Lexical depth 100 and the model over every document unless said. z-scored cosines, a convex mix and a
 weight raised where the lexical ranking is unsure did no better. The model's pool (its best 100, 300 or every
-document) changed no figure. Every fusion that may move the lexical first lost dev top-1 (41.7 -> 35.4-40.6 %);
-keeping it cost nothing on the tuning split. Held out (bench_discovery's run after the choice): blind 28.1 /
-57.3 / 0.407 -> 28.1 / 57.3 / 0.429, validation 34.4 / 59.4 / 0.428 -> 34.4 / 58.3 / 0.452.
+document) changed no figure. With the model's request vectors, the best rows of every fusion that may move
+the lexical first lost dev top-1 (41.7 -> 35.4-40.6 %); keeping it cost nothing on the tuning split. Held out
+(bench_discovery's run after the choice): blind 28.1 / 57.3 / 0.407 -> 28.1 / 57.3 / 0.429, validation 34.4 /
+59.4 / 0.428 -> 34.4 / 58.3 / 0.452.
 """
 
 from __future__ import annotations
