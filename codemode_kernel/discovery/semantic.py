@@ -104,6 +104,7 @@ WEIGHT = 0.6
 POOL = 100
 BATCH = 32
 QUERY_CACHE = 512  # requests whose vectors are kept (a notebook's cells search the same words again)
+QUERY_CACHE_CHARS = 1_000  # a longer request is not kept: the cache's keys stay under ~0.5 MB of hostile text
 ENVIRONMENT = "CODEMODE_SEMANTIC"
 
 log = logging.getLogger(__name__)
@@ -613,10 +614,11 @@ class Embedder:
             return None
         one = getattr(model, "embed_one", None)
         vector = np.asarray(one(text) if one is not None else model.embed([text])[0], dtype=np.float32)
-        with self._queries_lock:
-            self._queries[text] = vector
-            while len(self._queries) > QUERY_CACHE:
-                self._queries.popitem(last=False)
+        if len(text) <= QUERY_CACHE_CHARS:
+            with self._queries_lock:
+                self._queries[text] = vector
+                while len(self._queries) > QUERY_CACHE:
+                    self._queries.popitem(last=False)
         return vector
 
 

@@ -143,13 +143,17 @@ def test_a_request_searched_again_is_not_embedded_again(catalog: Catalog) -> Non
 
 
 def test_the_request_cache_is_bounded() -> None:
-    """Requests are hostile text: at most QUERY_CACHE of their vectors are kept, the oldest dropped first."""
+    """Requests are hostile text: at most QUERY_CACHE vectors kept, the oldest dropped first, no long request kept."""
     model = StandIn()
     embedder = semantic.Embedder(load=lambda: model, cache=None)
     for i in range(semantic.QUERY_CACHE + 5):
         embedder.query(f"request {i}")
     assert len(embedder._queries) == semantic.QUERY_CACHE
     assert "request 0" not in embedder._queries and f"request {semantic.QUERY_CACHE + 4}" in embedder._queries
+    long = "x" * (semantic.QUERY_CACHE_CHARS + 1)
+    embedder.query(long)
+    embedder.query(long)
+    assert long not in embedder._queries and model.texts.count(long) == 2
 
 
 @pytest.mark.parametrize(("rows", "inner", "tokens"), [(384, 384, 10), (1536, 384, 3), (384, 1536, 23),
