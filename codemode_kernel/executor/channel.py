@@ -141,6 +141,28 @@ read are kept (issue 12, s13c); the worker does the same (``worker.PipeChannel``
 worker's CPU per journaled call fell 34.6 -> 30.9 µs (async) and 33.1 -> 28.6 µs (sync), lower in 8
 of 8 rounds each; the rates did not move beyond the load's noise (per-round ratios 1.05 and 0.93,
 better in 5 and 3 of 8).
+
+Tried and not kept (s13c): getting host and worker onto separate CPUs. Both ends look for the other's
+line only while they run on separate CPUs; beside each other (Linux wakes a task a pipe write wakes on
+its waker's CPU when its own is busy) they take turns, one context switch each per call. Pinned apart
+with both looks never backing off, the figures are there to win (3,000 calls, 2 rounds at load 3.4-3.6:
+async 6,408 -> 9,420 journaled calls/s, host CPU 113.6 -> 93.8 µs a call; no journal 30,617 ->
+42,601/s), but not with two busy loops beside (3 rounds at load 4.2-5.9: async 1.02x, sync 0.73x),
+and unpinned, never backing off, 0.32x async, 0.62x sync and 0.10x with no journal (3 rounds at load
+1.8-3.0: both looking on one CPU). So the host moved off the
+worker's CPU when the worker kept running beside it: after 32 replies in a row whose next request was
+in the pipe at once (the reply's write ran the worker on the host's CPU), ``sched_setaffinity`` of the
+thread without its CPU (``sched_getcpu``) and then with it again (32 more each time, doubled up to
+4,096), with a thread holding the conversation (``isolated._Replies.next_request``) looking for the next
+request for up to ``POLL_SECONDS`` as the loop does. Paired, interleaved rounds (``s13c_calls.py``;
+async, sync, no journal): 8 rounds started with at least one CPU idle (load 2.7-5.7) 1.14x, 1.15x, 1.42x
+(better in 4, 5, 6 of 8); 8 at ``nice -20`` with no CPU idle (load 4.4-4.9) 1.00x, 1.02x, 0.64x (5, 4, 3
+of 8); 5 more with a CPU idle (load 3.3-4.0) better in 2, 3, 3 of 5. Moving the worker instead (the
+host sets its affinity), the worker spinning again whenever it woke on another CPU than its last empty
+spin: 6 rounds at load 1.7-2.7, 0.98x, 1.02x, 0.82x (3, 4, 2 of 6). The worker moving itself off its
+CPU after an empty spin: 0.50x, 0.58x, 0.91x (2 rounds at load 1.7): under load it changes CPU often,
+and each move bought a 0.3 ms spin beside the host. No variant won consistently on this shared machine
+(never quiet during these runs); a quiet one, where placement apart would hold, is left open.
 """
 
 from __future__ import annotations
