@@ -14,9 +14,12 @@ nor its end counts):
 
 For each: calls/s, the host's CPU per call (all its threads, getrusage), the worker's CPU per call
 (/proc/PID/schedstat) and both sides' context switches per call (voluntary + involuntary). ``--busy N``
-keeps N processes spinning on the CPU for the whole run (both trees alike). Prints per kind and
-figure the median of each tree and the median of the per-round ratios (second tree / first), with how
-many rounds the second tree was better.
+keeps N processes spinning on the CPU for the whole run (both trees alike). ``--min-idle X`` starts
+each round only once X CPUs stood idle for 0.5 s (/proc/stat; at most 10 minutes' wait): on a shared
+machine, the closest to a quiet one. ``--pin apart|same`` (an experiment) pins the host's loop thread to
+CPU 0 and the worker to CPU 1 or 0 at the first call. Prints per kind and figure the median of each
+tree and the median of the per-round ratios (second tree / first), with how many rounds the second
+tree was better. Run under ``taskset -c 0`` for a one-CPU machine (the workers inherit it).
 """
 
 from __future__ import annotations
