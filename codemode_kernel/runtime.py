@@ -104,6 +104,31 @@ to back both pools burst: the worker waited for a CPU 112-961 us through the run
 64-916 alone (longer in 4 of 6 rounds: the start's commit overlaps it, as :class:`PassStart` says)
 and its code sent to report went both ways (slower in 3 of 6). The worker runs on the loop thread's
 CPU alike in both (at the report, 27-93 % of passes).
+
+Other threads woken during a pass (s13p). On this VM (nested virtualization; an idle vCPU halts at
+once, ``haltpoll.guest_halt_poll_ns=0``) a futex wake costs the waker ~30 us and the woken thread
+then takes the GIL from the loop at its next system call. strace of a spaced pass showed the pool
+thread woken at the take (before the run line was written) and the zygote's reader thread woken by
+the worker's exit report (while the pass was recorded): ~12 futex calls a pass on the loop thread.
+Neither wake did anything the pass needed; both are gone (``pool.py``, ``launcher.py``), and the
+executor's start and end lost a timer and a turn of the loop (``isolated.py``). The three commits
+against their parent, two runtimes in two processes with passes alternating (``execute("1 + 1")``,
+150-200 pairs a gap; four runs of the three gaps and two of 200 ms alone, load 1.1 to 5.8, one with
+two busy loops): the loop thread's CPU per pass lower in every run back to back (ratios 0.83-0.91)
+and 50 ms apart (0.88-0.96), and in 5 of 6 runs 200 ms apart (0.89-0.96; 1.09 in a quiet run); the
+wall ratio 0.83-0.98 50 ms apart (faster in 79-96 of 150 pairs) and 0.90-1.02 back to back, and 200
+ms apart anywhere from 0.86 to 1.17: no resolved change there. Tried and not kept: the worker pinned
+to the CPU the loop is not on, so that the host's work after the write overlaps the worker (a probe
+of two processes, 50 ms apart: 400 us of the writer's work after the write cost +323 us unpinned, +0
+pinned, but the pin itself +270 us: a halted vCPU woken for the worker and again for the reply); a
+refill's ``ready`` line read ahead on the pool thread (pool.read_ready, so the pass neither reads
+nor parses it): 0.976 / 1.042 wall, 0.97 / 1.025 CPU 50 / 200 ms apart, 150 pairs, load 2.4-3.0; a
+pass that comes back to back folded like a spaced one (BACK_TO_BACK = 0): 0.975 wall (104 of 200),
+0.936 CPU; the prune's parameters and the ended insert's checks made once (journal.py): 0.997 of the
+runtime's own CPU 50 ms apart (300 pairs). What a spaced pass costs is now spread thin: with an
+executor that returns at once and 16 MiB written between passes, the runtime's own CPU is ~610 us,
+of which the one transaction is ~270 (its four statements ~100, the commit ~65, their Python ~70),
+the id ~35, and no other step more than ~40.
 """
 
 from __future__ import annotations
