@@ -140,7 +140,8 @@ read are kept (issue 12, s13c); the worker does the same (``worker.PipeChannel``
 (``taskset -c``, both trees of a paired run; 3,000 calls, 8 interleaved rounds at load 5.3-5.9) the
 worker's CPU per journaled call fell 34.6 -> 30.9 µs (async) and 33.1 -> 28.6 µs (sync), lower in 8
 of 8 rounds each; the rates did not move beyond the load's noise (per-round ratios 1.05 and 0.93,
-better in 5 and 3 of 8).
+better in 5 and 3 of 8). With two CPUs nothing changes; on a quiet machine (8 rounds at load 1.1-1.3)
+the parent against this: async 1.04x (better in 6 of 8), sync 1.03x (5 of 8), no journal 1.08x (5 of 8).
 
 Tried and not kept (s13c): getting host and worker onto separate CPUs. Both ends look for the other's
 line only while they run on separate CPUs; beside each other (Linux wakes a task a pipe write wakes on
@@ -161,8 +162,12 @@ of 8); 5 more with a CPU idle (load 3.3-4.0) better in 2, 3, 3 of 5. Moving the 
 host sets its affinity), the worker spinning again whenever it woke on another CPU than its last empty
 spin: 6 rounds at load 1.7-2.7, 0.98x, 1.02x, 0.82x (3, 4, 2 of 6). The worker moving itself off its
 CPU after an empty spin: 0.50x, 0.58x, 0.91x (2 rounds at load 1.7): under load it changes CPU often,
-and each move bought a 0.3 ms spin beside the host. No variant won consistently on this shared machine
-(never quiet during these runs); a quiet one, where placement apart would hold, is left open.
+and each move bought a 0.3 ms spin beside the host. Later, quiet (load 1.0-1.2, 8 rounds against
+abf4639), the host's move with the holding thread's look: async 1.04x (better in 6 of 8), sync 1.16x (8
+of 8, its host CPU 0.90x, 8 of 8), no journal 0.99x (4 of 8); but with two busy loops beside (6 rounds)
+async 0.89x (2 of 6), sync 1.05x (3 of 6). The holding thread's look alone: quiet 1.04x sync (5 of 8;
+its context switches 0.71 -> 0.41 a call, 8 of 8), two busy loops 1.05x (5 of 8), host CPU not lower
+(3 and 2 of 8). No variant won in every case on this shared machine; neither was kept.
 """
 
 from __future__ import annotations

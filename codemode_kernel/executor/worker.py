@@ -59,18 +59,20 @@ the removal's CPU saving came from.
 
 Session 13 (s13c): a worker that may run on one CPU only (``os.sched_getaffinity``, a system call on
 itself that confinement allows) never spins: the host cannot answer while it does. Figures in
-channel.py's log. And empty spins in a row back off longer each time (``SPIN_BACKOFF`` doubled up to
-``SPIN_BACKOFF_MOST``, 1,024 requests; a reply found while spinning starts over): beside a busy host
-(both on one CPU, the usual case on a loaded machine) every spin comes up empty and takes 0.3 ms of
-the CPU the host needs, one request in 65. Paired, interleaved rounds against abf4639
-(``benchmarks/s13c_calls.py``, 3,000 calls through the runtime, the isolated executor and a SQLite
-file; async connector, sync connector, a host answering at once), medians of per-round ratios:
-8 rounds at load 6.1-7.3, worker CPU per call 32.1 -> 25.5 µs async (lower in 8 of 8) and 30.4 ->
-24.3 sync (8 of 8), calls/s 1.03x (better in 5 of 8) and 0.86x (2 of 8); 8 rounds with two busy
-loops beside (load 7.0-8.6), worker CPU 0.87x and 0.89x (7 of 8 each), calls/s 1.02x (4 of 8) and
-1.14x (5 of 8); 8 rounds each started once at least one CPU had stood idle for 0.5 s (load 3.9-5.3;
-no quieter moment came), worker CPU 29.4 -> 22.0 µs async (6 of 8), 29.0 -> 25.4 sync (5 of 8),
-18.4 -> 13.8 with no journal (8 of 8), calls/s 1.15x (6 of 8), 0.99x (4 of 8) and 1.25x (5 of 8).
+channel.py's log.
+
+Tried and not kept (s13c): empty spins in a row backing off longer each time (``SPIN_BACKOFF``
+doubled up to 1,024 requests, a reply found while spinning starting over; 383f5f9, reverted). Beside
+a busy host every spin comes up empty and takes 0.3 ms of the CPU the host needs, one request in 65,
+and under load it saved that: paired, interleaved rounds against abf4639 (``benchmarks/s13c_calls.py``,
+3,000 calls through the runtime, the isolated executor and a SQLite file), 8 rounds at load 6.1-7.3,
+worker CPU per call async 32.1 -> 25.5 µs (lower in 8 of 8), sync 30.4 -> 24.3 (8 of 8), calls/s 1.03x
+(better in 5 of 8) and 0.86x (2 of 8); with two busy loops beside (load 7.0-8.6) worker CPU 0.87x and
+0.89x (7 of 8 each), calls/s 1.02x and 1.14x. But on a quiet machine, where host and worker run on
+separate CPUs and a spin finds its reply, one disturbance now cost hundreds of requests of sleeping:
+8 rounds at load 0.9-1.1, async 0.96x (better in 1 of 8), sync 1.01x (5 of 8), no journal 0.70x (2 of
+8), more context switches on both sides; against the parent of both commits at load 1.0-1.2, async
+0.91x (2 of 8), sync 0.95x (2 of 8), no journal 0.83x (1 of 8).
 """
 
 from __future__ import annotations
@@ -192,9 +194,6 @@ class PipeChannel:
     #: the rate they reach without it (load 10 on 2 cores, issue 12). So a miss turns the spin
     #: off for this many requests, and a hit keeps it on.
     SPIN_BACKOFF = 64
-    #: The most requests a run of empty spins makes the worker block at once for (each empty spin in a
-    #: row doubles the back-off from ``SPIN_BACKOFF``; a reply found while spinning resets it).
-    SPIN_BACKOFF_MOST = 1024
 
     def __init__(self, reader: IO[bytes], writer: IO[bytes]) -> None:
         self.reader = reader
@@ -202,7 +201,6 @@ class PipeChannel:
         self.fd = reader.fileno()
         self.out = writer.fileno()
         self.skip_spin = 0
-        self.backoff = self.SPIN_BACKOFF  # the back-off after the next empty spin
         try:  # on one CPU the host cannot answer while this process spins: it never does
             self.spins = len(os.sched_getaffinity(0)) >= 2
         except OSError:
@@ -228,11 +226,8 @@ class PipeChannel:
             deadline = time.perf_counter() + self.SPIN
             while not select.select((self.fd,), (), (), 0)[0]:
                 if time.perf_counter() >= deadline:
-                    self.skip_spin = self.backoff
-                    self.backoff = min(2 * self.backoff, self.SPIN_BACKOFF_MOST)
+                    self.skip_spin = self.SPIN_BACKOFF
                     break
-            else:
-                self.backoff = self.SPIN_BACKOFF
         line = self.reader.readline()
         if not line:  # the host is gone or ended the pass: nothing left to do
             os._exit(0)

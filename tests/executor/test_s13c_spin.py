@@ -1,9 +1,8 @@
-"""Looking for the other end's line before sleeping (issue 12, s13c): never with one CPU, less beside a busy host.
+"""Looking for the other end's line before sleeping (issue 12, s13c): never with one CPU.
 
 The worker looks for its reply (``worker.PipeChannel``) and the host for the next request
 (``channel.WorkerPipe``) for a moment before they sleep. With one CPU to run on, the other end
 cannot answer meanwhile, so neither looks: the affinity mask (``os.sched_getaffinity``) says so.
-Empty looks in a row make the worker wait longer before it looks again.
 
 Real pipes stand for a worker's; a counting clock stands for time where a look's length matters.
 """
@@ -12,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import os
 import select
 from collections.abc import Iterator
@@ -143,60 +141,3 @@ async def test_a_host_with_one_cpu_gives_the_loop_one_turn_and_sleeps() -> None:
         assert await asyncio.wait_for(pipe.readline(soon=True), 10) == REQUEST
         await writer
     assert clock.reads == 0
-
-
-def spin_attempts(monkeypatch: pytest.MonkeyPatch, outcomes: list[bool]) -> list[int]:
-    """Runs one request per entry of ``outcomes`` (True: the reply is there when the worker looks; False:
-    its look comes up empty, and the reply is read by the blocking read after it) and returns the
-    requests at which the worker looked."""
-    looked: list[int] = []
-    index = [0]
-    real = select.select
-
-    def look(*args: Any) -> Any:
-        looked.append(index[0])
-        return real(*args) if outcomes[index[0]] else ([], [], [])
-
-    monkeypatch.setattr(worker_module.select, "select", look)
-    host_r, worker_w = os.pipe()
-    worker_r, host_w = os.pipe()
-    reader, writer = os.fdopen(worker_r, "rb"), os.fdopen(worker_w, "wb")
-    try:
-        channel = PipeChannel(reader, writer)
-        channel.spins = True  # as with two CPUs, whatever this machine has
-        channel.SPIN = 0.0  # an empty look ends the spin at once
-        for index[0] in range(len(outcomes)):
-            os.write(host_w, REPLY)
-            assert channel.request({"op": "c"}) == {"value": 1}
-            os.read(host_r, 1 << 16)
-    finally:
-        reader.close()
-        writer.close()
-        for fd in (host_r, host_w):
-            os.close(fd)
-    return sorted(set(looked))
-
-
-def test_empty_spins_in_a_row_back_off_longer_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each empty spin in a row doubles the requests the worker then blocks for at once, from SPIN_BACKOFF
-    up to SPIN_BACKOFF_MOST (beside a busy host a spin only takes the CPU the host needs)."""
-    base, most = PipeChannel.SPIN_BACKOFF, PipeChannel.SPIN_BACKOFF_MOST
-    attempts = spin_attempts(monkeypatch, [False] * 4000)
-    gaps = [b - a - 1 for a, b in itertools.pairwise(attempts)]
-    expected, step = [], base
-    while len(expected) < len(gaps):
-        expected.append(step)
-        step = min(2 * step, most)
-    assert attempts[0] == 0 and gaps == expected
-
-
-def test_a_reply_found_while_spinning_starts_the_back_off_over(monkeypatch: pytest.MonkeyPatch) -> None:
-    """After a spin that found its reply, the next empty spin backs off SPIN_BACKOFF requests again."""
-    base = PipeChannel.SPIN_BACKOFF
-    # empty, empty (after base), found (after 2 * base), then empty: the back-off starts over at base.
-    outcomes = [True] * (4 * base + 10)
-    outcomes[0] = outcomes[base + 1] = False
-    third = 3 * base + 2
-    outcomes[third + 1] = False
-    attempts = spin_attempts(monkeypatch, outcomes)
-    assert attempts[:5] == [0, base + 1, third, third + 1, third + 2 + base]
