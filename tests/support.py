@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.server
+import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from codemode_kernel import Connector, ExecutionContext, Tool, ToolSetConnector, tool
@@ -123,3 +126,34 @@ class Ledger:
             return {"text": text}
 
         return ToolSetConnector([add], name="ledger", requires_approval={"add"})
+
+
+@contextlib.contextmanager
+def json_service(answer: Callable[[str, str], bytes] = lambda method, path: b'{"ok": true}'
+                 ) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    """A real HTTP server on 127.0.0.1 for the length of the block: its base URL, and every request it
+    got as (method, path); each is answered 200, application/json, with ``answer(method, path)``."""
+    seen: list[tuple[str, str]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            seen.append((self.command, self.path))
+            body = answer(self.command, self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()

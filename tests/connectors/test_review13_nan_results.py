@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +27,7 @@ import pytest
 
 from codemode_kernel import McpConnector, OpenApiConnector
 from tests.conftest import RuntimeFactory
+from tests.support import json_service
 
 pytestmark = pytest.mark.anyio
 
@@ -77,38 +76,18 @@ DOCUMENT: dict[str, Any] = {
 
 
 @pytest.fixture
-def stats_service() -> Iterator[tuple[str, list[str]]]:
-    posted: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            posted.append(self.path)
-            body = b'{"mean": NaN, "max": Infinity}'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", posted
-    finally:
-        server.shutdown()
-        server.server_close()
+def stats_service() -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    with json_service(lambda method, path: b'{"mean": NaN, "max": Infinity}') as (base, seen):
+        yield base, seen
 
 
 async def test_an_openapi_answer_holding_nan_completes(make_runtime: RuntimeFactory,
-                                                       stats_service: tuple[str, list[str]]) -> None:
+                                                       stats_service: tuple[str, list[tuple[str, str]]]) -> None:
     """It is an error if a POST that the service applied (once) ends the execution as a CodecError."""
     base, posted = stats_service
     rt = make_runtime([OpenApiConnector("stats", DOCUMENT, base_url=base, requires_approval=False)])
     out = await rt.execute("r = stats.record()\n'went on'")
-    assert posted == ["/measurements"]
+    assert posted == [("POST", "/measurements")]
     assert out["status"] == "completed", out
     state = await rt.execution(out["execution_id"])
     assert state is not None and [e.state for e in state.log] == ["applied"]

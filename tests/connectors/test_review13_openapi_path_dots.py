@@ -23,15 +23,14 @@ The right outcome: either the request goes to the operation's own path (the dots
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from codemode_kernel import OpenApiConnector
 from tests.conftest import RuntimeFactory
+from tests.support import json_service
 
 pytestmark = pytest.mark.anyio
 
@@ -54,36 +53,10 @@ DOCUMENT: dict[str, Any] = {
 }
 
 
-class _Recorder(BaseHTTPRequestHandler):
-    seen: list[tuple[str, str]]
-
-    def _answer(self) -> None:
-        self.seen.append((self.command, self.path))
-        body = b'{"ok": true}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    do_GET = do_DELETE = _answer
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def service() -> Iterator[tuple[str, list[tuple[str, str]]]]:
-    seen: list[tuple[str, str]] = []
-    handler = type("Handler", (_Recorder,), {"seen": seen})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    with json_service() as (base, seen):
+        yield base, seen
 
 
 DOTS = {"dot dot": "..", "dot": "."}
@@ -130,29 +103,11 @@ STORE_DOCUMENT: dict[str, Any] = {
 }
 
 
-class _CreatesDots(_Recorder):
-    """Answers a POST with the id '..' (a buggy or hostile service), anything else with ok."""
-
-    def do_POST(self) -> None:
-        self.seen.append((self.command, self.path))
-        body = b'{"id": ".."}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
 @pytest.fixture
 def store_service() -> Iterator[tuple[str, list[tuple[str, str]]]]:
-    seen: list[tuple[str, str]] = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_CreatesDots,), {"seen": seen}))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    """Answers a POST with the id '..' (a buggy or hostile service), anything else with ok."""
+    with json_service(lambda method, path: b'{"id": ".."}' if method == "POST" else b'{"ok": true}') as (base, seen):
+        yield base, seen
 
 
 async def test_a_revert_argument_from_the_result_stays_in_the_operations_path(

@@ -17,8 +17,6 @@ worker could send the input:
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import date, datetime
 from pathlib import Path
@@ -31,6 +29,7 @@ from codemode_kernel.executor.inprocess import InProcessLimits
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
 from tests.conftest import EXECUTOR_KINDS
 from tests.executor.isolated_support import RecordingHost, tampered_executor
+from tests.support import json_service
 
 pytestmark = pytest.mark.anyio
 
@@ -256,35 +255,14 @@ async def test_a_pattern_the_linear_engine_cannot_run_refuses_the_call(runtime: 
 
 
 @pytest.fixture
-def schema_server() -> Iterator[tuple[str, list[str]]]:
+def schema_server() -> Iterator[tuple[str, list[tuple[str, str]]]]:
     """A real HTTP server on 127.0.0.1 that serves a schema and records every request."""
-    hits: list[str] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            hits.append(self.path)
-            body = b'{"type": "string"}'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/schema.json", hits
-    finally:
-        server.shutdown()
-        server.server_close()
+    with json_service(lambda method, path: b'{"type": "string"}') as (base, hits):
+        yield f"{base}/schema.json", hits
 
 
 async def test_a_remote_ref_in_a_schema_is_never_fetched(runtime: Factory,
-                                                         schema_server: tuple[str, list[str]]) -> None:
+                                                         schema_server: tuple[str, list[tuple[str, str]]]) -> None:
     """The host does not fetch a `$ref` URL while checking a call (jsonschema would, with urllib, on the
     event loop); the pass ends as an error naming the unresolved reference."""
     url, hits = schema_server
