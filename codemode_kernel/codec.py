@@ -330,8 +330,9 @@ def dumps(value: Any, where: str = "value") -> str:
     return dumps_encoded(encode(value, where))
 
 
-class _NotAsIs(Exception):
-    """A stored text that is not to be sent as it is (parse_stored)."""
+class _NotAsIs(ValueError):
+    """A NaN, an infinity or a number past a float's range, which no JSON value holds: a stored text not to
+    be sent as it is (parse_stored), an answer kept as text (loads_data)."""
 
 
 def _no_constant(name: str) -> Any:
@@ -377,23 +378,12 @@ def loads(text: str) -> Any:
     return decode(json.loads(text))
 
 
-def _not_data(text: str) -> Any:
-    raise ValueError(f"{text} is not a JSON value")
-
-
-def _float_data(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):  # '1e999'
-        raise ValueError(f"{text} is too large for a number")
-    return number
-
-
 def loads_data(text: str | bytes) -> Any:
     """JSON text from outside (a connector's answer) as data the boundary carries: ``NaN``,
     ``Infinity`` and numbers past a float's range, which Python's ``json`` reads as floats no JSON can
     hold, raise ``ValueError`` as invalid JSON does, so the caller keeps the text instead of a value that
     fails the pass after the call ran (review 13)."""
-    return json.loads(text, parse_constant=_not_data, parse_float=_float_data)
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
 
 
 def is_encodable(value: Any) -> bool:

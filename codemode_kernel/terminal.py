@@ -97,7 +97,7 @@ def inert_output(text: str) -> str:
     """A program's printed (or error) text for a Jupyter frontend, which may write it to a terminal
     (``jupyter console``): every escape sequence and control character shown as a visible escape, but
     colours, which notebooks show too; text that sets one ends with a reset, so the colour never
-    reaches the kernel's own text after it. ``\x1b[8m`` (conceal) before the kernel's approval summary
+    reaches the kernel's own text after it. ``\\x1b[8m`` (conceal) before the kernel's approval summary
     hid it, and OSC sequences set the window title or the clipboard (review 13)."""
     if not _OUTPUT_CONTROL.search(text):
         return text

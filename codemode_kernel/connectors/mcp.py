@@ -594,12 +594,10 @@ def _without_non_numbers(value: Any) -> Any:
     try:
         json.dumps(value, allow_nan=False)
     except ValueError:
-        pass
+        return _finite_walk(value)
     except Exception:  # not JSON at all: the codec says so where the result crosses
-        return value
-    else:
-        return value
-    return _finite_walk(value)
+        pass
+    return value
 
 
 def _finite_walk(value: Any) -> Any:

@@ -284,12 +284,9 @@ def pending_summary(execution_id: str, pending: Sequence[Mapping[str, Any]]) -> 
     for p in pending:
         call = call_text(str(p.get("connector")), str(p.get("method")), p.get("args"))
         lines.append(f"  #{p.get('seq')} {terminal_text(call, multiline=False)}")
-    seqs = [p.get("seq") for p in pending]
-    if len(seqs) == 1:  # naming the call approves that call only, never one another front end moved on to
-        lines.append(f"Approve with %approve {execution_id} {seqs[0]} (or %approve last); reject with "
-                     f"%reject {execution_id}.")
-    else:
-        lines.append(f"Approve with %approve {execution_id} (or %approve last); reject with %reject {execution_id}.")
+    # Naming the call approves that call only, never one another front end moved on to.
+    which = f" {pending[0].get('seq')}" if len(pending) == 1 else ""
+    lines.append(f"Approve with %approve {execution_id}{which} (or %approve last); reject with %reject {execution_id}.")
     return "\n".join(lines)
 
 
