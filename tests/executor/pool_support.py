@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from typing import IO, Any
 
 from codemode_kernel.executor.pool import WorkerProcess
@@ -50,3 +51,31 @@ class Launcher:
 
     def close(self) -> None:
         pass
+
+
+class CountingCondition(threading.Condition):
+    """Counts the pool thread's wake-ups."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pool_wakes = 0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        woke = super().wait(timeout)
+        if threading.current_thread().name == "codemode-worker-pool":
+            self.pool_wakes += 1
+        return woke
+
+
+class CountingClock:
+    """A clock that moves ``step`` seconds each time it is read, and counts its reads."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.now = 0.0
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        self.now += self.step
+        return self.now

@@ -17,24 +17,11 @@ import pytest
 from codemode_kernel.executor.channel import WorkerPipe
 from codemode_kernel.executor.isolated import Limits, SubprocessExecutor
 from tests.executor.isolated_support import RecordingHost
+from tests.executor.pool_support import CountingClock
 
 pytestmark = pytest.mark.anyio
 
 REQUEST = b'{"op":"call","connector":"shop","method":"get","args":{}}\n'
-
-
-class CountingClock:
-    """A clock that moves ``step`` seconds each time it is read, and counts its reads."""
-
-    def __init__(self, step: float) -> None:
-        self.step = step
-        self.now = 0.0
-        self.reads = 0
-
-    def __call__(self) -> float:
-        self.reads += 1
-        self.now += self.step
-        return self.now
 
 
 @dataclass

@@ -21,6 +21,7 @@ import pytest
 from codemode_kernel.executor import worker as worker_module
 from codemode_kernel.executor.channel import WorkerPipe
 from codemode_kernel.executor.worker import PipeChannel
+from tests.executor.pool_support import CountingClock
 
 pytestmark = pytest.mark.anyio
 
@@ -38,20 +39,6 @@ def one_cpu() -> Iterator[None]:
         yield
     finally:
         os.sched_setaffinity(0, allowed)
-
-
-class CountingClock:
-    """A clock that moves ``step`` seconds each time it is read, and counts its reads."""
-
-    def __init__(self, step: float) -> None:
-        self.step = step
-        self.now = 0.0
-        self.reads = 0
-
-    def __call__(self) -> float:
-        self.reads += 1
-        self.now += self.step
-        return self.now
 
 
 @contextlib.contextmanager

@@ -7,28 +7,13 @@ the event loop while the host recorded the pass; it is woken by the loop when th
 from __future__ import annotations
 
 import asyncio
-import threading
 
 import pytest
 
 from codemode_kernel.executor.pool import WarmPool
-from tests.executor.pool_support import Launcher
+from tests.executor.pool_support import CountingCondition, Launcher
 
 pytestmark = pytest.mark.anyio
-
-
-class CountingCondition(threading.Condition):
-    """Counts the pool thread's wake-ups."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.pool_wakes = 0
-
-    def wait(self, timeout: float | None = None) -> bool:
-        woke = super().wait(timeout)
-        if threading.current_thread().name == "codemode-worker-pool":
-            self.pool_wakes += 1
-        return woke
 
 
 async def test_retiring_a_worker_the_zygote_reaps_does_not_wake_the_pool_thread_before_the_refill() -> None:

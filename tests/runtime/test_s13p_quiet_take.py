@@ -8,28 +8,13 @@ when the refill is due instead; the retire, which plans the refill itself, cance
 from __future__ import annotations
 
 import asyncio
-import threading
 
 import pytest
 
 from codemode_kernel.executor.pool import WarmPool
-from tests.executor.pool_support import Launcher
+from tests.executor.pool_support import CountingCondition, Launcher
 
 pytestmark = pytest.mark.anyio
-
-
-class CountingCondition(threading.Condition):
-    """Counts the pool thread's wake-ups."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.pool_wakes = 0
-
-    def wait(self, timeout: float | None = None) -> bool:
-        woke = super().wait(timeout)
-        if threading.current_thread().name == "codemode-worker-pool":
-            self.pool_wakes += 1
-        return woke
 
 
 class QuickLauncher(Launcher):
