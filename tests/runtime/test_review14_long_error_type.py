@@ -45,3 +45,16 @@ async def test_a_long_exception_name_is_recorded_as_the_programs_error(make_runt
     state = await rt.execution(out["execution_id"])
     assert state is not None, "the execution was not recorded"
     assert state.status == "error" and "boom" in (state.error or ""), state
+
+
+@pytest.mark.xfail(strict=True, reason="review 14: a step name over 256 characters breaks the PostgreSQL journal "
+                                       "write (journal_entries.method is String(256))")
+async def test_a_long_step_name_is_journaled(make_runtime: RuntimeFactory, store_kind: str) -> None:
+    """It is an error if ``codemode.step`` with a 300-character name (the host accepts up to 100,000) ends the
+    execution as a host error on PostgreSQL instead of recording the step (or refusing the name clearly)."""
+    if store_kind != "postgresql":
+        pytest.skip("SQLite does not enforce the column's length: the step is recorded there")
+    rt = make_runtime([])
+    out = await rt.execute("codemode.step('s' * 300, lambda: 5)")
+    assert out.get("error_type") != "HostError", out
+    assert "StoreError" not in str(out.get("error")), out
