@@ -80,6 +80,26 @@ export function ExecutionsTab({ model }: IViewProps): React.ReactElement {
   );
 }
 
+/**
+ * How long Approve and Reject stay disabled after the call they name appears. A click aimed at
+ * the call shown before (the second click of a double-click on Approve, or a click as a refresh
+ * replaces the row) cannot land on a call the person has not had time to read.
+ */
+export const ARMING_DELAY_MS = 600;
+
+/** False until `ARMING_DELAY_MS` after `key` (the call a button names) was first rendered. */
+function useArmed(key: string | null): boolean {
+  const [armed, setArmed] = React.useState<string | null>(null);
+  React.useEffect(() => {
+    if (key === null) {
+      return;
+    }
+    const timer = setTimeout(() => setArmed(key), ARMING_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [key]);
+  return key !== null && armed === key;
+}
+
 function PendingCard(props: {
   model: CodeModeModel;
   action: IPendingAction;
@@ -87,6 +107,8 @@ function PendingCard(props: {
   const { model, action } = props;
   const id = action.execution_id;
   const busy = model.isBusy(`approve:${id}`) || model.isBusy(`reject:${id}`);
+  const armed = useArmed(`${id}:${action.seq}`);
+  const wait = armed ? undefined : 'This call just appeared: read it first';
   return (
     <div className="jp-CodeModePanel-pendingCard" data-execution-id={id}>
       <div className="jp-CodeModePanel-call">
@@ -97,15 +119,16 @@ function PendingCard(props: {
       <div className="jp-CodeModePanel-actions">
         <button
           className="jp-CodeModePanel-button jp-mod-accept"
-          disabled={busy}
-          title={`Approve call #${action.seq} (${action.path})`}
+          disabled={busy || !armed}
+          title={wait ?? `Approve call #${action.seq} (${action.path})`}
           onClick={() => void model.approve(id, action.seq)}
         >
           {model.isBusy(`approve:${id}`) ? 'Approving…' : 'Approve'}
         </button>
         <button
           className="jp-CodeModePanel-button jp-mod-reject"
-          disabled={busy}
+          disabled={busy || !armed}
+          title={wait}
           onClick={() => void model.reject(id, action.seq)}
         >
           Reject
@@ -218,17 +241,22 @@ function ExecutionActions(props: {
   // Approve and Reject name the call this view shows: the pending entry of the journal below
   // (until the journal has loaded there is no call to name, so the buttons wait).
   const shown = pendingCall(execution);
+  const armed = useArmed(shown === null ? null : `${id}:${shown.seq}`);
   return (
     <div className="jp-CodeModePanel-actions">
       {canApprove(execution) && (
         <>
           <button
             className="jp-CodeModePanel-button jp-mod-accept"
-            disabled={shown === null || busy('approve') || busy('reject')}
+            disabled={
+              shown === null || !armed || busy('approve') || busy('reject')
+            }
             title={
               shown === null
                 ? 'Loading the pending call…'
-                : `Approve call #${shown.seq} (${shown.path})`
+                : armed
+                  ? `Approve call #${shown.seq} (${shown.path})`
+                  : 'This call just appeared: read it first'
             }
             onClick={() => {
               if (shown !== null) {
@@ -240,7 +268,9 @@ function ExecutionActions(props: {
           </button>
           <button
             className="jp-CodeModePanel-button jp-mod-reject"
-            disabled={shown === null || busy('approve') || busy('reject')}
+            disabled={
+              shown === null || !armed || busy('approve') || busy('reject')
+            }
             onClick={() => {
               if (shown !== null) {
                 void model.reject(id, shown.seq);

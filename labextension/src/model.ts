@@ -137,6 +137,10 @@ export class CodeModeModel {
   get tab(): Tab {
     return this._tab;
   }
+  /** Is a reload asked for (its timer set) or under way? */
+  get refreshing(): boolean {
+    return this._refreshTimer !== null || this._refreshing !== null;
+  }
   /** True once a snapshot has arrived since the last (re)connection. */
   get loaded(): boolean {
     return this._loaded;
@@ -243,7 +247,9 @@ export class CodeModeModel {
     }
     this._refreshing = this._refreshLoop().finally(() => {
       this._refreshing = null;
+      this._changed();
     });
+    this._changed();
     return this._refreshing;
   }
 
@@ -256,6 +262,7 @@ export class CodeModeModel {
       this._refreshTimer = null;
       void this.refresh();
     }, this._refreshDelay);
+    this._changed();
   }
 
   /** Show (or with null, hide) the journal of an execution. */

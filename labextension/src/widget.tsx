@@ -65,7 +65,10 @@ function PanelView(props: {
 function Header({ model }: IViewProps): React.ReactElement {
   const live = model.connection === 'ready';
   return (
-    <div className="jp-CodeModePanel-header">
+    <div
+      className="jp-CodeModePanel-header"
+      data-refresh={model.refreshing ? 'busy' : 'idle'}
+    >
       <div className="jp-CodeModePanel-title">
         <span className="jp-CodeModePanel-titleText">Code Mode</span>
         <span

@@ -475,6 +475,25 @@ describe('CodeModeModel', () => {
     expect(transport.ofType('snapshot').length).toBe(before + 1);
   });
 
+  it('says it is refreshing from an event until the reload has answered', async () => {
+    await ready([execution('A', 'paused')]);
+    expect(model.refreshing).toBe(false);
+    const before = transport.ofType('snapshot').length;
+    model.receive({
+      type: 'event',
+      event: 'execution_changed',
+      execution_id: 'A'
+    });
+    expect(model.refreshing).toBe(true); // the timer is set: a reload will come
+    await new Promise(resolve => setTimeout(resolve, 5));
+    expect(transport.ofType('snapshot').length).toBe(before + 1);
+    expect(model.refreshing).toBe(true); // asked, not answered
+    reply(transport.last('snapshot'), snapshot([execution('A', 'completed')]));
+    await settle();
+    expect(model.refreshing).toBe(false);
+    expect(model.executions[0].status).toBe('completed');
+  });
+
   it('refreshes once more when asked during a refresh', async () => {
     await ready();
     const first = model.refresh();

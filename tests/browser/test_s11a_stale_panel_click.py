@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
@@ -45,6 +46,21 @@ def approve_elsewhere(lab: Lab, seq: int) -> str:
         return pool.submit(asyncio.run, run()).result(timeout=120)
 
 
+def settled(page: Any) -> None:
+    """Wait until the kernel is idle and the panel neither waits to reload nor is reloading.
+
+    Both are read in one evaluation: the cell's end (idle) asks the panel for a reload, and a
+    reload that lands after the other host's approval would show call #1 before the click.
+    """
+    page.wait_for_function(
+        """() => {
+            const status = document.querySelector('#jp-main-statusbar');
+            const header = document.querySelector('#codemode-panel .jp-CodeModePanel-header');
+            return status !== null && /Code Mode \\| Idle/.test(status.textContent || '')
+                && header !== null && header.getAttribute('data-refresh') === 'idle';
+        }""")
+
+
 def test_a_stale_panel_approve_approves_nothing_and_shows_the_next_call(ui: UI, lab: Lab) -> None:
     (lab.folder / "stale.ipynb").write_text(json.dumps(notebook("codemode", "Code Mode", [TWO])), encoding="utf-8")
     before = calls(lab.folder, "add_note")
@@ -56,6 +72,7 @@ def test_a_stale_panel_approve_approves_nothing_and_shows_the_next_call(ui: UI, 
     visible_button(cell, "Approve").wait_for()
     pending = panel.locator(".jp-CodeModePanel-pendingCard")
     pending.locator(".jp-CodeModePanel-seq", has_text="#0").wait_for()
+    settled(page)  # the page's last refresh (the cell's end asks for one) is over before the other host acts
 
     approve_elsewhere(lab, 0)
     assert calls(lab.folder, "add_note") == before + 1
