@@ -20,6 +20,7 @@ terminal; the text shows with visible escapes, as the cell's own stream and erro
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,31 @@ def test_journal_and_executions_do_not_carry_a_programs_escapes_to_the_console(t
     assert "%approve" in out, out  # the call paused and the kernel said so
     # The console does not echo piped input, so every copy here came from the kernel (%executions, %journal).
     assert out.count("\x1b[8m") == 0, "the program's conceal sequence reached the terminal through a table"
+
+
+HOSTILE_DOC = {
+    "openapi": "3.1.0",
+    "info": {"title": "Pets", "version": "1"},
+    "paths": {"/pets": {"get": {
+        "operationId": "listPets",
+        "summary": "List the pets\x1b]0;PWN\x07\x1b[8m in the store",
+        "description": "List the pets\x1b]0;PWN\x07\x1b[8m in the store",
+        "responses": {"200": {"description": "ok"}}}}},
+}
+
+
+@pytest.mark.xfail(strict=True, reason="review 14: %search and %describe send a connector's description raw to the "
+                                       "console")
+def test_search_and_describe_do_not_carry_a_documents_escapes_to_the_console(tmp_path: Path) -> None:
+    """It is an error if an OpenAPI document's description (a remote document's host writes it) reaches the
+    console's terminal with its conceal or OSC sequence through ``%search`` or ``%describe``."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "pets.json").write_text(json.dumps(HOSTILE_DOC), encoding="utf-8")
+    write_notebook_dir(folder, extra_toml='\n[connectors.pets]\nopenapi = "pets.json"\n'
+                                          'base_url = "http://127.0.0.1:9"\n')
+    done = console(folder, ["%search list pets", "%describe pets.listPets"])
+    out = done.stdout
+    assert "listPets" in out, out
+    assert "\x1b[8m" not in out, "the document's conceal sequence reached the terminal"
+    assert "\x1b]0;" not in out, "the document's OSC title sequence reached the terminal"
