@@ -109,6 +109,17 @@ class ArgumentError(ConnectorError):
     """Arguments do not match the method's input schema; the connector was not called."""
 
 
+class OutcomeUnknown(ConnectorError):
+    """The request was sent and no answer came (a timeout after sending, a lost connection): the
+    service may have done it. Raise it from a connector (or a revert) instead of a plain error.
+
+    The runtime keeps the call's entry ``executing`` (outcome unknown: never run again, skipped
+    by rollback) rather than ``error``, a replay raises this again, and a revert that raises it
+    stays ``reverted`` with the outcome unknown (a second rollback does not repeat it). Its
+    message should say to check the service before sending the request again, never "try again".
+    """
+
+
 class CallNotRun(ConnectorError):
     """A queued call was dropped: its pass (or its caller) ended before a thread was free to run it.
 
