@@ -11,6 +11,7 @@ from typing import Any
 
 from codemode_kernel.connectors.base import Connector, Tool, sanitize_identifier
 from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.targets import fingerprint
 from codemode_kernel.validation import InputValidator
 
 RESERVED_NAMES = frozenset({"codemode", "input", "print", "printed"})
@@ -132,6 +133,11 @@ class Catalog:
                 out[ident] = Method(cname, ident, decorated)
             methods[cname] = out
         return cls(methods, connectors)
+
+    @cached_property
+    def targets(self) -> dict[str, str]:
+        """Each connector's fingerprint (:func:`codemode_kernel.targets.fingerprint`), as executions record it."""
+        return {name: fingerprint(c) for name, c in self.connectors.items()}
 
     def namespaces(self) -> dict[str, list[str]]:
         """Each connector's method names, sorted: computed once (every pass hands them to the sandbox;

@@ -48,9 +48,11 @@ and the kernel still starts.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
 import inspect
+import json
 import os
 import sys
 import tomllib
@@ -398,6 +400,12 @@ class _Loader:
         if connector.name != name:
             # The table's name is the global the sandbox sees; it wins over the object's own.
             connector.name = name
+        if connector.target is None:
+            # What it acts on, as far as this table says: the factory, its options, the folder its relative
+            # paths start from; the same in every process that reads this file (rollback, approve: M4).
+            with contextlib.suppress(AttributeError):  # a class whose target is a read-only property
+                connector.target = (f"python {target} in {self.base_dir} with "
+                                    f"{json.dumps(options, sort_keys=True, default=str)}")
         if policy is None:
             return connector
         return WithPolicy(connector, policy, where=f"{self.label}: [{self.prefix}{key}]")

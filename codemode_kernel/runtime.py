@@ -147,7 +147,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
 
-from codemode_kernel import codec, snippets
+from codemode_kernel import codec, snippets, targets
 from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_names
 from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
@@ -482,7 +482,7 @@ class CodemodeRuntime:
                 problem = ("ValueTooLarge", f"the carried-over variables are {size:,} characters; the limit "
                            f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")
         connectors = sorted(catalog.methods)
-        options: dict[str, Any] = {"capture_variables": capture_variables}
+        options: dict[str, Any] = {"capture_variables": capture_variables, "targets": catalog.targets}
         if via_tool:
             options["via_tool"] = True
         try:
@@ -556,6 +556,9 @@ class CodemodeRuntime:
                 return _refused(execution_id, "ConfigurationError", (
                     f"execution {execution_id!r} used connector(s) {missing} that are not configured now; "
                     "configure them again, then approve"))
+            moved = targets.changed(row.options.get("targets"), catalog.targets, row.connectors)
+            if moved:  # another backend has the name now (review 13, M4)
+                return _refused(execution_id, "ConfigurationError", targets.refusal(execution_id, "approve", moved))
             # The claim also starts the next pass (one statement, issue 12), and with ``seq`` holds only
             # while that call is the pending one (the same statement: JournalStore.transition).
             if not j.transition(execution_id, ["paused"], "running", pending_seq=seq, passes=row.passes + 1):
@@ -847,6 +850,10 @@ class CodemodeRuntime:
             if row.status not in allowed:
                 raise InvalidStateError(execution_id, row.status, "roll back", allowed)
             journal = j.entries(execution_id)
+            touched = sorted({e.connector for e in journal if revert_for(catalog, e.connector, e.method, e.state)})
+            moved = targets.changed(row.options.get("targets"), catalog.targets, touched)
+            if moved:  # another backend has the name now: revert nothing there, nor elsewhere (review 13, M4)
+                raise ConfigurationError(targets.refusal(execution_id, "roll back", moved))
             # Reverted by an earlier rollback that stopped before recording the status (a crash).
             earlier = any(e.state == "reverted" for e in journal) and row.status != "rolled_back"
             for e in reversed(journal):

@@ -125,7 +125,8 @@ class Ledger:
             self.done.append(text)
             return {"text": text}
 
-        return ToolSetConnector([add], name="ledger", requires_approval={"add"})
+        # One target for every connector of this ledger: two sessions (two kernels) act on one backend.
+        return ToolSetConnector([add], name="ledger", requires_approval={"add"}, target=f"test ledger {id(self)}")
 
 
 @contextlib.contextmanager

@@ -131,6 +131,12 @@ class Connector:
 
     name: str = ""
     instructions: str | None = None
+    #: What this connector acts on (a server's URL, a command line, a database's path), in words that
+    #: stay the same across processes and restarts: two connectors with one target act on one backend.
+    #: An execution records a hash of it per connector; rollback and approve refuse when the connector
+    #: configured under that name now has another (:mod:`codemode_kernel.targets`). None: not known, so
+    #: only this very object (in this process) counts as acting on the same backend.
+    target: str | None = None
     #: Why ``tools()`` last failed, in words safe to show a model: no command line, path, server
     #: output or secret (the full reason goes to the notebook's author). None: not known.
     failure_summary: str | None = None

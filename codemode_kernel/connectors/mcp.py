@@ -163,6 +163,15 @@ class McpConnector(Connector):
             label=f"MCP server {name!r} ({_describe_target(command, args, url, server)})",
         )
         self._connection = _Connection(self._target, self.connect_timeout)
+
+    @property  # from where the server is: a command line, or a URL
+    def target(self) -> str | None:  # type: ignore[override]
+        t = self._target
+        if t.url is not None:
+            return f"mcp {t.url}"
+        if t.command is not None:
+            return f"mcp {json.dumps([t.command, *t.args])} in {t.cwd or ''}"
+        return None  # an in-process server object: this very object
         self._server_tool_names: dict[str, str] = {}
 
     # -- configuration ---------------------------------------------------------------------------

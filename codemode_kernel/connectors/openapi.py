@@ -143,6 +143,11 @@ class OpenApiConnector(Connector):
         self._operations: dict[str, Operation] = {}
         self._resolved_base: str | None = None
 
+    @property  # where requests go: the base URL, once known
+    def target(self) -> str | None:  # type: ignore[override]
+        base = self._resolved_base or self.base_url
+        return f"openapi {base}" if base else None
+
     # -- configuration ---------------------------------------------------------------------------
 
     @classmethod

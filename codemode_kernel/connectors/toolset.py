@@ -15,7 +15,10 @@ class ToolSetConnector(Connector):
     Each function becomes a method named after it; its input schema comes from its type
     hints and docstring. ``requires_approval`` is a set of function names (or ``True`` for
     all), ``reverts`` maps a function name to ``revert(args, result, ctx)``, ``reexecute``
-    names methods whose results are not stored for replay.
+    names methods whose results are not stored for replay. ``target`` says what the functions act
+    on (``"notes database /srv/notes.db"``): a rollback or an approval from another process (another
+    host, a restarted kernel) needs the same target, since the functions alone do not show which
+    backend they reach (:attr:`Connector.target`).
 
     >>> def add_note(text: str) -> dict: ...
     >>> notes = ToolSetConnector([add_note], name="notes", requires_approval={"add_note"})
@@ -30,9 +33,14 @@ class ToolSetConnector(Connector):
         requires_approval: Collection[str] | bool = (),
         reverts: Mapping[str, RevertFn] | None = None,
         reexecute: Collection[str] = (),
+        target: str | None = None,
     ) -> None:
         self.name = name
         self.instructions = instructions
+        if target is not None and (not isinstance(target, str) or not target.strip()):
+            raise ConfigurationError(f"ToolSetConnector {name!r}: target must be a non-empty string saying what "
+                                     f"the functions act on (e.g. 'notes database /srv/notes.db'); got {target!r}")
+        self.target = target
         self._functions: dict[str, Callable[..., Any]] = {}
         for fn in functions:
             fname = getattr(fn, "__name__", None)

@@ -54,6 +54,7 @@ class Ledger(Connector):
 
     def __init__(self, path: Path | str) -> None:
         self.path = str(path)
+        self.target = f"ledger {self.path}"  # every host process acts on this one file
         self._sql("CREATE TABLE IF NOT EXISTS ledger (key TEXT NOT NULL, label TEXT NOT NULL, "
                   "op TEXT NOT NULL, pid INTEGER NOT NULL)")
 

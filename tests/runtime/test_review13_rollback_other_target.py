@@ -46,7 +46,6 @@ class Notes:
         return ToolSetConnector([add_note], name="notes", reverts={"add_note": undo})
 
 
-@pytest.mark.xfail(strict=True, reason="review 13: rollback reverts on whatever backend now has the connector's name")
 async def test_a_rollback_leaves_another_backend_alone(make_runtime: RuntimeFactory) -> None:
     """It is an error if rolling back from another runtime deletes a note on a backend the execution never used."""
     dev, prod = Notes("dev"), Notes("prod")
