@@ -145,7 +145,9 @@ def click_to_result(client: Client, n: int, gap: float) -> float:
                 for m in messages if m["msg_type"] == "display_data")
     approve = next(cid for cid, s in client.models.items()
                    if s.get("_model_name") == "ButtonModel" and s.get("description") == "Approve"
-                   and not s.get("disabled") and cid in descendants(client, card))
+                   and cid in descendants(client, card))
+    while client.models[approve].get("disabled"):  # armed widgets.ARMING_SECONDS after the call appears
+        client.iopub()
     output = next(cid for cid in descendants(client, card) if client.models[cid].get("_model_name") == "OutputModel")
     time.sleep(gap)  # reading the card takes a person longer than this
     start = time.perf_counter()

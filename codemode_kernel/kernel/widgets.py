@@ -26,6 +26,7 @@ which takes only :class:`~.markup.Html` (escaped by construction; issue 10, item
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,12 @@ _STATUS = {
     "rolled_back": ("fa-undo", "Rolled back", "#6a1b9a"),
 }
 # Wrapped, never scrolled sideways: a value padded with spaces kept its tail out of view (review 13).
+#: Seconds a freshly shown call's Approve, Reject and Approve all stay disabled. After an approval the
+#: cell often pauses again within milliseconds, the next call's row where the last one was: the second
+#: click of a double-click on Approve lands on a disabled button, not on a call nobody has read yet.
+#: (The panel waits as long: labextension/src/executions.tsx, ARMING_DELAY_MS.)
+ARMING_SECONDS = 0.6
+ARMING_TIP = "This call just appeared: read it first"
 _ARGS_STYLE = "margin:2px 0 6px 0;max-height:16em;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere"
 
 
@@ -125,6 +132,7 @@ class ExecutionCard:
         self.root.add_class("codemode-card")
         self._action_buttons: list[w.Button] = []
         self._pending: list[dict[str, Any]] = []  # the rows shown now, as shown (Approve all takes these)
+        self._shown = 0  # counts what the buttons showed: a late arming timer enables nothing newer
         self._set_header("running")
 
     # -- display ---------------------------------------------------------------------------
@@ -177,6 +185,29 @@ class ExecutionCard:
         self.locked = False
         self._set_header("paused", f"{len(pending)} action(s) to review")
         self.notice("")
+        self._arm_later()
+
+    def _arm_later(self) -> None:
+        """Keep the new rows' buttons disabled for :data:`ARMING_SECONDS`, then enable them."""
+        self._shown += 1
+        shown = self._shown
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on the kernel's loop (a card built outside a session): no timer to arm it
+            return
+        tips = [(b, b.tooltip) for b in self._action_buttons]
+        for b, _ in tips:
+            b.disabled = True
+            b.tooltip = ARMING_TIP
+
+        def arm() -> None:
+            if shown != self._shown or self.locked:
+                return  # the card moved on (a click, an end, other rows) meanwhile
+            for b, tip in tips:
+                b.disabled = False
+                b.tooltip = tip
+
+        loop.call_later(ARMING_SECONDS, arm)
 
     def moved_on(self, text: str, pending: Sequence[Mapping[str, Any]]) -> None:
         """A click named a call that was decided elsewhere: say so, and show the call waiting now."""
@@ -186,6 +217,7 @@ class ExecutionCard:
     def busy(self, text: str) -> None:
         """Lock every button while an action runs (the double-click guard)."""
         self.locked = True
+        self._shown += 1
         for b in [*self._action_buttons, self.rollback_button, self.snippet_save]:
             b.disabled = True
         self._set_header("running")
@@ -200,6 +232,7 @@ class ExecutionCard:
         self.approve_all.layout.display = "none"
         self._action_buttons = []
         self._pending = []
+        self._shown += 1
 
     def finished(self, status: str, *, can_rollback: bool, can_save: bool, detail: str = "",
                  revertible: int = 0) -> None:
@@ -211,6 +244,7 @@ class ExecutionCard:
         self.approve_all.layout.display = "none"
         self._action_buttons = []
         self._pending = []
+        self._shown += 1
         self._set_header(status, detail)
         self.notice("")
         self.rollback_button.layout.display = "" if can_rollback else "none"

@@ -22,6 +22,8 @@ from typing import Any
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
 
+from codemode_kernel.kernel.widgets import ARMING_TIP
+
 NOTES_MODULE = textwrap.dedent('''
     """A notes connector for the kernel tests; every executed call leaves a row in `calls`."""
     import sqlite3
@@ -278,7 +280,12 @@ class Kernel:
     def comm_msg(self, comm_id: str, data: dict[str, Any]) -> None:
         self.kc.shell_channel.send(self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data}))
 
-    def click(self, button: str) -> None:
+    def click(self, button: str, *, when_armed: bool = True) -> None:
+        """Click ``button`` as a person does: once a freshly shown call's buttons are armed
+        (``widgets.ARMING_SECONDS`` after they appear; ``when_armed=False`` clicks at once)."""
+        if when_armed:
+            self.wait_until(lambda: self.widgets.models.get(button, {}).get("tooltip") != ARMING_TIP,
+                            timeout=10, what="the button to be armed")
         self.comm_msg(button, {"method": "custom", "content": {"event": "click"}})
 
     def set_value(self, model: str, value: Any) -> None:

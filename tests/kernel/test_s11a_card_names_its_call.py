@@ -21,7 +21,7 @@ import pytest
 from codemode_kernel.kernel.magics import Magics
 from codemode_kernel.kernel.output import RecordingSink
 from codemode_kernel.kernel.session import NotebookSession
-from codemode_kernel.kernel.widgets import ExecutionCard
+from codemode_kernel.kernel.widgets import ARMING_TIP, ExecutionCard
 from tests.support import LEDGER_TWO_ADDS, Ledger
 
 pytestmark = pytest.mark.anyio
@@ -57,6 +57,12 @@ def text(widget: w.HTML) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", str(widget.value)))
 
 
+async def click(button: w.Button) -> None:
+    """Click as a person does: once the row's buttons are armed (widgets.ARMING_SECONDS after it appeared)."""
+    await until(lambda: not button.disabled, "the button to be armed")
+    button.click()
+
+
 def rows(card: ExecutionCard) -> list[tuple[str, w.Button, w.Button]]:
     """(title, Approve, Reject) of every pending row the card shows."""
     out = []
@@ -84,7 +90,7 @@ async def test_a_click_for_a_call_approved_elsewhere_approves_nothing_and_shows_
     assert moved["status"] == "paused" and [p["seq"] for p in moved["pending"]] == [1]
     assert ledger.done == ["A"]
 
-    approve_a.click()  # the first card still shows #0
+    await click(approve_a)  # the first card still shows #0
     await until(lambda: "already decided" in text(card.message), "the refusal on the card")
     assert ledger.done == ["A"], "call #1, which this card never showed, did not run"
     assert text(card.message) == ("Call #0 (ledger.add) is not pending any more: it was already decided, so "
@@ -92,10 +98,11 @@ async def test_a_click_for_a_call_approved_elsewhere_approves_nothing_and_shows_
                                   "Review it below.")
     assert "<" not in text(card.message), "the message is text"
     (title, approve_b, reject_b), = rows(card)
-    assert title == "ledger.add call #1" and not approve_b.disabled and not reject_b.disabled
+    assert title == "ledger.add call #1" and approve_b.tooltip == reject_b.tooltip == ARMING_TIP
+    await until(lambda: not approve_b.disabled and not reject_b.disabled, "the new row's buttons to be armed")
     assert card.status == "paused"
 
-    approve_b.click()
+    await click(approve_b)
     await until(lambda: card.status == "completed", "the card to complete")
     assert ledger.done == ["A", "B"]
     assert "ledger.add (call #1) approved" in text(card.history)
@@ -110,14 +117,14 @@ async def test_a_reject_for_a_call_approved_elsewhere_rejects_nothing(
     (_, _, reject_a), = rows(card)
     assert (await second.approve(eid, 0))["status"] == "paused"
 
-    reject_a.click()
+    await click(reject_a)
     await until(lambda: "already decided" in text(card.message), "the refusal on the card")
     assert "nothing was rejected" in text(card.message)
     state = await first.runtime.execution(eid)
     assert state is not None and state.status == "paused", "the execution still waits for call #1"
     (title, _, reject_b), = rows(card)
     assert title == "ledger.add call #1"
-    reject_b.click()
+    await click(reject_b)
     await until(lambda: card.status == "rejected", "the rejection")
     assert ledger.done == ["A"]
     assert "ledger.add (call #1) rejected" in text(card.history)
