@@ -143,7 +143,14 @@ from codemode_kernel.connector_threads import (
     shared,
 )
 from codemode_kernel.connectors.base import ExecutionContext
-from codemode_kernel.errors import CallNotRun, ConnectorThreadsExhausted, ReplayDivergence, ValueTooLarge, clip
+from codemode_kernel.errors import (
+    CallNotRun,
+    ConnectorThreadsExhausted,
+    OutcomeUnknown,
+    ReplayDivergence,
+    ValueTooLarge,
+    clip,
+)
 from codemode_kernel.executor.base import EncodedReply, HeldConversation, RecordedValue, ReplySink, TimedOut
 from codemode_kernel.journal import EntryRow, Outcome
 from codemode_kernel.models import STEP_CONNECTOR
@@ -262,6 +269,17 @@ class _Facts:
 
 
 LOCAL_REPLAY_BUDGET = 8_000_000  # characters of recorded results shipped to the sandbox per pass
+
+
+def _state_after(exc: BaseException) -> str:
+    """The entry state a call that raised ``exc`` keeps: ``executing`` (outcome unknown: never run again,
+    skipped by rollback) when the connector says the request went out unanswered, else ``error``."""
+    return "executing" if isinstance(exc, OutcomeUnknown) else "error"
+
+
+def _unknown_outcome(error: str | None) -> bool:
+    """Whether an ``executing`` entry's note is a connector's OutcomeUnknown (not a host that stopped)."""
+    return error is not None and error.startswith(f"{OutcomeUnknown.__name__}:")
 
 
 def local_replay_plan(journal: Mapping[int, EntryRow], budget: int = LOCAL_REPLAY_BUDGET) -> list[dict[str, Any]]:
@@ -598,6 +616,8 @@ class PassHandler:
                     return self.fail("InvalidStateError",
                                      f"call #{seq} ({method.path}) was already taken by another approval")
                 return await self._run(method, args, seq, record=True, facts=facts)
+            if entry.state == "executing" and _unknown_outcome(entry.error):
+                return {"raise": _parse_error(entry.error)}  # as the pass that made it raised (review 14, H5)
             if entry.state == "executing":
                 return self.fail("InvalidStateError", (
                     f"call #{seq} ({method.path}) was interrupted while executing in an earlier pass; its outcome is "
@@ -676,8 +696,9 @@ class PassHandler:
         error = {"type": error_name(exc), "message": codec.storable_text(str(exc))}
         if record:
             text = f"{error['type']}: {error['message']}"
-            self._record_later(seq, "error", error=text)
-            self._remember(seq, "error", None, text)
+            entry_state = _state_after(exc)
+            self._record_later(seq, entry_state, error=text)
+            self._remember(seq, entry_state, None, text)
         return {"raise": error}
 
     def _returned(self, method: Method, seq: int, result: Any, record: bool, facts: _Facts | None = None) -> Reply:
@@ -694,8 +715,16 @@ class PassHandler:
             return self.fail("CodecError", str(exc))
         if record:
             if stored is not None and len(stored) > codec.MAX_VALUE_CHARS:
-                self._finish_entry(seq, "error", error="ValueTooLarge: result not stored")
-                raise ValueTooLarge(f"The result of {method.path}", len(stored), codec.MAX_VALUE_CHARS)
+                # The call ran: applied (a rollback reverts it), its result not kept (review 14, H2). The pass
+                # ends: no replay of this execution ever needs the result.
+                too_large = (f"the result of {method.path} is {len(stored):,} characters, over the "
+                             f"{codec.MAX_VALUE_CHARS:,} a journal keeps")
+                self._finish_entry(seq, "applied", error=f"ValueTooLarge: {too_large}. The call ran; its result "
+                                   "was not kept.")
+                return self.fail("ValueTooLarge", (
+                    f"call #{seq} ({method.path}) ran (the journal records it as applied; a rollback reverts it), "
+                    f"but {too_large}, so the pass was stopped. Do not send the call again: ask the connector for "
+                    "less (a filter, a page, fields) or have it answer with a reference (an id, a path)."))
             self._record_later(seq, "applied", result=stored)
             self._remember(seq, "applied", stored, None)
             if stored is not None:  # the reply's line takes the text as it is (executor.base.EncodedReply)
@@ -913,7 +942,7 @@ class PassHandler:
                         return EncodedReply(encoded, stored), Outcome(seq, "applied", stored, None)
             elif isinstance(raised := future_safe(error), Exception):
                 text = {"type": error_name(raised), "message": codec.storable_text(str(raised))}
-                return {"raise": text}, Outcome(seq, "error", None, f"{text['type']}: {text['message']}")
+                return {"raise": text}, Outcome(seq, _state_after(raised), None, f"{text['type']}: {text['message']}")
         except Exception:  # the loop does it again, and says what went wrong
             pass
         return None, None

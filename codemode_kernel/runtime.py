@@ -159,6 +159,7 @@ from codemode_kernel.discovery.tool_text import tool_description
 from codemode_kernel.errors import (
     ConfigurationError,
     InvalidStateError,
+    OutcomeUnknown,
     RollbackError,
     StoreError,
     UnknownExecutionError,
@@ -872,6 +873,12 @@ class CodemodeRuntime:
                                   codec.loads(e.result) if e.result is not None else None, ctx)
                     reverted += 1
                     j.set_entry(execution_id, e.seq, ["reverted"], "reverted", error=None)
+                except OutcomeUnknown as exc:  # sent, unanswered: it may have been done, so it is not run again
+                    note = f"RevertOutcomeUnknown: {clip(str(exc))}"
+                    j.set_entry(execution_id, e.seq, ["reverted"], "reverted", error=note)
+                    failures.append(f"#{e.seq} {e.connector}.{e.method}: the revert was sent and not answered, so "
+                                    f"whether it took effect is unknown; it is not run again, check the service "
+                                    f"({clip(str(exc))})")
                 except Exception as exc:
                     j.set_entry(execution_id, e.seq, ["reverted"], "applied", error=None)
                     failures.append(f"#{e.seq} {e.connector}.{e.method}: {type(exc).__name__}: {exc}")

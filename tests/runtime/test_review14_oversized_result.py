@@ -46,8 +46,6 @@ class Ledger:
         return ToolSetConnector([add], name="ledger", reverts={"add": undo})
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: a call whose result is too large to store is recorded error, "
-                                       "not applied, and rollback skips it")
 async def test_a_call_with_an_oversized_result_stays_revertible(make_runtime: RuntimeFactory) -> None:
     """It is an error if rollback skips a call that ran because its result was over the stored-value limit."""
     ledger = Ledger()
@@ -60,7 +58,6 @@ async def test_a_call_with_an_oversized_result_stays_revertible(make_runtime: Ru
     assert ledger.reverted == ["paid"], "rollback tried the revert of the call that ran"
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: a call whose result is too large to store is recorded error")
 async def test_the_journal_says_the_call_with_an_oversized_result_ran(make_runtime: RuntimeFactory) -> None:
     """It is an error if the journal records the call that ran as an error (the state a call that never ran has)."""
     ledger = Ledger()

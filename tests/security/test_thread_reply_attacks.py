@@ -239,17 +239,21 @@ async def test_replies_at_and_around_one_pipe_write_and_far_above_it_arrive_whol
     assert probe.calls["sized"] == 5 and probe.calls["write"] == 1
 
 
-async def test_a_result_too_large_to_store_fails_the_pass_and_is_recorded_as_not_stored(
+async def test_a_result_too_large_to_store_fails_the_pass_and_is_recorded_as_applied_not_kept(
         executor: SubprocessExecutor, journal: RuntimeJournal, probe: Probe) -> None:
     """A sync connector's result over the replay limit is not replied: the pass fails with ValueTooLarge that
-    says what to do, the entry is an error saying the result was not stored, and nothing after it runs."""
+    says the call ran and not to send it again; the entry is applied (a rollback reverts it) with a note
+    that its result was not kept (review 14, H2), and nothing after it runs."""
     host = handler(journal, probe)
     out = await executor.execute(f"probe.sized(chars={MAX_VALUE_CHARS + 10})\nprobe.write(n=1)", NAMES, host=host)
     failure = host.state.failure  # the host decides how the pass ended (the runtime reports this)
     assert failure is not None and failure.type == "ValueTooLarge", (failure, out)
-    assert "elsewhere" in failure.message
+    assert "ran" in failure.message and "Do not send the call again" in failure.message
     host.flush()
-    assert probe.entries() == [(0, "error", None, "ValueTooLarge: result not stored")]
+    ((seq, state, result, note),) = probe.entries()
+    assert (seq, state, result) == (0, "applied", None)
+    assert note.startswith("ValueTooLarge: the result of probe.sized is ") and note.endswith(
+        "The call ran; its result was not kept.")
     assert probe.calls["sized"] == 1 and probe.calls["write"] == 0
 
 
