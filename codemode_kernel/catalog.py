@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from codemode_kernel.codec import MAX_NAME_CHARS
 from codemode_kernel.connectors.base import Connector, Tool, sanitize_identifier
 from codemode_kernel.errors import ConfigurationError
 from codemode_kernel.targets import fingerprint
@@ -46,6 +47,9 @@ def check_connector_names(connectors: Iterable[Connector]) -> dict[str, Connecto
         if name in RESERVED_NAMES:
             raise ConfigurationError(f"a connector cannot be named {name!r}: that global is reserved by Code Mode; "
                                      "choose another name")
+        if len(name) > MAX_NAME_CHARS:
+            raise ConfigurationError(f"connector name {name[:40]!r}… is {len(name):,} characters; the limit is "
+                                     f"{MAX_NAME_CHARS}: choose a shorter name")
         if sanitize_identifier(name) != name:
             raise ConfigurationError(f"connector name {name!r} is not a valid sandbox identifier; "
                                      f"use e.g. {sanitize_identifier(name)!r}")
@@ -116,6 +120,10 @@ class Catalog:
             out: dict[str, Method] = {}
             for tname, t in tools.items():
                 ident = sanitize_identifier(tname)
+                if len(ident) > MAX_NAME_CHARS:  # the journal keeps names in bounded columns (review 14, M3)
+                    raise ConfigurationError(
+                        f"connector {cname!r}: tool {tname[:40]!r}… has a name of {len(ident):,} characters; the limit "
+                        f"is {MAX_NAME_CHARS} (override the connector's tool names, or leave the tool out)")
                 if ident in seen:
                     raise ConfigurationError(
                         f"connector {cname!r}: tools {seen[ident]!r} and {tname!r} both become the method "

@@ -41,6 +41,9 @@ from typing import Any
 
 TAG = "$codemode"
 MAX_VALUE_CHARS = 1_000_000
+#: The longest connector, method or step name: the journal keeps names in 256-character columns (PostgreSQL
+#: enforces them; review 14, M3), and a name is something a person reads.
+MAX_NAME_CHARS = 200
 MAX_DEPTH = 100
 
 _SCALARS = frozenset({str, int, bool, type(None)})
@@ -382,8 +385,12 @@ def loads_data(text: str | bytes) -> Any:
     """JSON text from outside (a connector's answer) as data the boundary carries: ``NaN``,
     ``Infinity`` and numbers past a float's range, which Python's ``json`` reads as floats no JSON can
     hold, raise ``ValueError`` as invalid JSON does, so the caller keeps the text instead of a value that
-    fails the pass after the call ran (review 13)."""
-    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    fails the pass after the call ran (review 13). So does text nested past the interpreter's recursion
+    limit, which ``json`` reports as ``RecursionError`` (review 14, H4)."""
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError:
+        raise ValueError("the JSON text is nested too deeply to be read as a value") from None
 
 
 def is_encodable(value: Any) -> bool:

@@ -1018,6 +1018,9 @@ class PassHandler:
         state = self.state
         if "\x00" in name:  # the sandbox refuses such a name itself (codemode.step): only a tampered worker sends one
             return self.fail("ProtocolError", "the sandbox sent a step name with a NUL character")
+        if len(name) > codec.MAX_NAME_CHARS:  # the sandbox refuses it too (codemode.step)
+            return self.fail("ProtocolError", f"the sandbox sent a step name of {len(name):,} characters (the limit "
+                             f"is {codec.MAX_NAME_CHARS})")
         seq = state.next_seq
         state.next_seq += 1
         entry = state.journal.get(seq)

@@ -728,7 +728,9 @@ class CodemodeRuntime:
         text = codec.storable_text(f"{error_type}: {message}" + (f" (line {lineno})" if lineno else ""))
         if catalog.unavailable:  # the reasons themselves are for the author (%connectors), not the model
             text += " " + unavailable_note(catalog.unavailable, self._connectors)
-        if not _record_end(j, execution_id, "error", folded, error=text, error_type=error_type, logs=logs,
+        # A program's own exception may have a long name; the journal keeps 64 characters of a type (review 14, M3).
+        kept_type = error_type if len(error_type) <= _MAX_TYPE_CHARS else error_type[:_MAX_TYPE_CHARS - 1] + "…"
+        if not _record_end(j, execution_id, "error", folded, error=text, error_type=kept_type, logs=logs,
                            settle_pending=_any_pending(state)):
             return await self._superseded(j, execution_id, state, logs)
         await self._hooks(execution_id, "error", terminal=True)
@@ -1085,6 +1087,9 @@ def _error_output(execution_id: str, error_type: str, message: str, logs: Sequen
 
 
 MAX_ERROR_CHARS = 100_000
+#: The longest error type name the journal keeps (executions.error_type is 64 characters).
+_MAX_TYPE_CHARS = 64
+
 REVERT_UNKNOWN = ("RevertOutcomeUnknown: the host stopped while this call was being reverted, so whether the "
                   "revert took effect is unknown; check the connector (the revert is not run again)")
 

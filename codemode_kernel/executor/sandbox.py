@@ -431,6 +431,9 @@ class CodemodeApi:
             raise TypeError("codemode.step(name, fn) needs a function of no arguments, e.g. lambda: time.time()")
         if "\x00" in str(name):  # no journal keeps it (PostgreSQL refuses it): refused before it takes a call number
             raise ValueError("a step's name cannot contain a NUL character (U+0000); give the step a name without it")
+        if len(str(name)) > codec.MAX_NAME_CHARS:  # as for a NUL: the journal's name column is bounded (review 14)
+            raise ValueError(f"a step's name is {len(str(name)):,} characters; the limit is {codec.MAX_NAME_CHARS}: "
+                             "give the step a shorter name")
         if session.in_step is not None:
             session.refuse_in_step(f"codemode.step({name!r})")
         if not str(name).isascii():

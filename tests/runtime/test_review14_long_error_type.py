@@ -31,8 +31,6 @@ NAME = "E" + "x" * 79
 CODE = f"class {NAME}(Exception):\n    pass\nraise {NAME}('boom')"
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: a program exception type name over 64 characters breaks the "
-                                       "PostgreSQL journal write")
 async def test_a_long_exception_name_is_recorded_as_the_programs_error(make_runtime: RuntimeFactory,
                                                                       store_kind: str) -> None:
     """It is an error if the execution is not recorded, or is recorded without the program's 'boom'."""
@@ -47,8 +45,6 @@ async def test_a_long_exception_name_is_recorded_as_the_programs_error(make_runt
     assert state.status == "error" and "boom" in (state.error or ""), state
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: a step name over 256 characters breaks the PostgreSQL journal "
-                                       "write (journal_entries.method is String(256))")
 async def test_a_long_step_name_is_journaled(make_runtime: RuntimeFactory, store_kind: str) -> None:
     """It is an error if ``codemode.step`` with a 300-character name (the host accepts up to 100,000) ends the
     execution as a host error on PostgreSQL instead of recording the step (or refusing the name clearly)."""
