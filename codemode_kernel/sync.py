@@ -8,16 +8,34 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypeVar
 
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.executor.base import Executor, OutputCallback
-from codemode_kernel.models import ExecutionState, PendingAction, Snippet
+from codemode_kernel.models import DescribeOutput, ExecutionState, PendingAction, SearchOutput, Snippet
 from codemode_kernel.runtime import CodemodeRuntime, TransformResult
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class SyncCodemodeTool:
+    """The model-facing ``codemode`` tool of a :class:`SyncRuntime`: ``call`` blocks.
+
+    Same name, description and input schema as :meth:`CodemodeRuntime.tool`'s tool; ``call(code)``
+    returns the same plain-JSON output.
+    """
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    call: Callable[[str], dict[str, Any]]
+
+    def __call__(self, code: str) -> dict[str, Any]:
+        return self.call(code)
 
 
 class SyncRuntime:
@@ -25,14 +43,16 @@ class SyncRuntime:
 
     def __init__(self, connectors: Iterable[Connector] = (), store: str | None = None,
                  executor: Executor | None = None, name: str = "default", max_executions: int = 50,
-                 transform_result: TransformResult | None = None) -> None:
+                 transform_result: TransformResult | None = None,
+                 connector_hints: Mapping[str, str] | None = None) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="codemode-sync", daemon=True)
         self._thread.start()
 
         async def build() -> CodemodeRuntime:
             return CodemodeRuntime(connectors, store=store, executor=executor, name=name,
-                                   max_executions=max_executions, transform_result=transform_result)
+                                   max_executions=max_executions, transform_result=transform_result,
+                                   connector_hints=connector_hints)
 
         self.runtime = self._run(build())
 
@@ -76,6 +96,42 @@ class SyncRuntime:
 
     def snippets(self) -> list[Snippet]:
         return self._run(self.runtime.snippets())
+
+    def delete_snippet(self, name: str) -> bool:
+        return self._run(self.runtime.delete_snippet(name))
+
+    def delete_execution(self, execution_id: str) -> bool:
+        return self._run(self.runtime.delete_execution(execution_id))
+
+    def prune_executions(self, keep: int = 50) -> int:
+        return self._run(self.runtime.prune_executions(keep))
+
+    def search(self, query: str, *, limit: int | None = None, connector: str | None = None) -> SearchOutput:
+        return self._run(self.runtime.search(query, limit=limit, connector=connector))
+
+    def describe(self, target: str, *, page: int = 1, full: bool = False) -> DescribeOutput:
+        return self._run(self.runtime.describe(target, page=page, full=full))
+
+    def interrupt(self) -> bool:
+        """Stop the running pass(es), e.g. from another thread while ``execute`` blocks this one."""
+
+        async def stop() -> bool:
+            return self.runtime.interrupt()
+
+        return self._run(stop())
+
+    def tool(self, description: str | None = None,
+             connector_hints: Mapping[str, str] | None = None) -> SyncCodemodeTool:
+        """The ``codemode`` tool for a model, as :meth:`CodemodeRuntime.tool`, with a blocking ``call``."""
+        inner = self.runtime.tool(description, connector_hints)
+
+        async def answer(code: str) -> dict[str, Any]:
+            return await inner.call(code)
+
+        def call(code: str) -> dict[str, Any]:
+            return self._run(answer(code))
+
+        return SyncCodemodeTool(inner.name, inner.description, inner.input_schema, call)
 
     def close(self) -> None:
         """Close the runtime and stop the background loop."""
