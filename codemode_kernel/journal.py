@@ -354,8 +354,13 @@ def _settle_pending() -> ClauseElement:
         state=bindparam("v_state"), error=bindparam("v_error"), updated_at=bindparam("v_updated_at"))
 
 
-def _terminal_beyond(statuses: int) -> Callable[[], ClauseElement]:
-    """The ids of a runtime's executions in one of ``statuses`` statuses, newest first, after an offset."""
+#: How an execution started through the model-facing tool shows in its options' JSON (runtime ``via_tool``).
+VIA_TOOL_JSON = '"via_tool": true'
+
+
+def _terminal_beyond(statuses: int, via_tool: bool = False) -> Callable[[], ClauseElement]:
+    """The ids of a runtime's executions in one of ``statuses`` statuses, newest first, after an offset
+    (``via_tool``: of those started through the model-facing tool only)."""
     x = executions
 
     # ``status = ? OR status = ? …``, not ``status IN (?, ? …)``: with parameters SQLite builds the IN
@@ -364,9 +369,11 @@ def _terminal_beyond(statuses: int) -> Callable[[], ClauseElement]:
     # before each run), 50 executions, 40-80 runs in random order, three times: 143 -> 111,
     # 149 -> 122, 127 -> 107 us median (s11p).
     def build() -> ClauseElement:
-        return (select(x.c.id).where(and_(
-            x.c.runtime == bindparam("k_runtime"),
-            or_(*(x.c.status == bindparam(f"k_status{i}") for i in range(statuses)))))
+        which = [x.c.runtime == bindparam("k_runtime"),
+                 or_(*(x.c.status == bindparam(f"k_status{i}") for i in range(statuses)))]
+        if via_tool:  # a model's programs prune only a model's programs (review 14, M4)
+            which.append(x.c.options.like(bindparam("k_via_tool")))
+        return (select(x.c.id).where(and_(*which))
             .order_by(x.c.created_at.desc(), x.c.id.desc())
             .limit(bindparam("k_all")).offset(bindparam("k_keep")))
 
@@ -418,7 +425,7 @@ def _transition_key(expected: int, fields: Sequence[str]) -> tuple[Any, ...]:
 # gives them). Compiled when a store opens, once per process (:data:`_COMPILED`), not on a runtime's
 # first pass and first approval.
 _PASS_STATEMENTS: list[tuple[Hashable, Callable[[], ClauseElement]]] = [
-    (("terminal_beyond", len(_TERMINAL)), _terminal_beyond(len(_TERMINAL))),
+    (("terminal_beyond", len(_TERMINAL), False), _terminal_beyond(len(_TERMINAL))),
     ("delete_entries", _delete_entries),
     ("delete_execution", _delete_execution),
     ("insert_execution", _insert_execution),
@@ -438,6 +445,17 @@ _PASS_STATEMENTS: list[tuple[Hashable, Callable[[], ClauseElement]]] = [
 
 
 _PLAIN = (str, bool, type(None))  # values _json_of keeps: no two of them are equal with different JSON
+_NOT_PLAIN = object()
+
+
+def _plain_value(value: Any) -> Any:
+    """``value`` as a key of _json_of's texts (a plain value, or a dict of strings: the connectors' targets), or
+    _NOT_PLAIN."""
+    if type(value) in _PLAIN:
+        return value
+    if type(value) is dict and all(type(k) is str and type(v) is str for k, v in value.items()):
+        return ("dict", tuple(value.items()))
+    return _NOT_PLAIN
 
 
 def _as_given(values: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -677,8 +695,8 @@ class JournalStore:
         plain names and flags: they are the same pass after pass (~15-20 us each of a spaced pass's cold
         CPU, issue 12). A value of other types (1 and True are equal keys, their JSON is not) is not kept."""
         if isinstance(value, Mapping):
-            key: tuple[Any, ...] = tuple(value.items())
-            plain = all(type(k) is str and type(v) in _PLAIN for k, v in key)
+            key: tuple[Any, ...] = tuple((k, _plain_value(v)) for k, v in value.items())
+            plain = all(type(k) is str and v is not _NOT_PLAIN for k, v in key)
         else:
             key = tuple(value)
             plain = all(type(k) is str for k in key)
@@ -946,7 +964,8 @@ class JournalStore:
         assert raw is not None
         cursor = raw.cursor()
         try:
-            victims = self._terminal_beyond(conn, runtime, keep, terminal, cursor)
+            victims = self._terminal_beyond(conn, runtime, keep, terminal, cursor,
+                                            via_tool=bool(options.get("via_tool")))
             for victim in victims:
                 self._delete_execution(conn, runtime, victim, cursor)
             self._insert_execution(conn, runtime, execution_id, code, connectors, inputs, options, passes, cursor,
@@ -1054,11 +1073,14 @@ class JournalStore:
         return ids
 
     def _terminal_beyond(self, conn: Connection, runtime: str, keep: int, terminal: Sequence[str],
-                         cursor: Any = None) -> list[str]:
+                         cursor: Any = None, *, via_tool: bool = False) -> list[str]:
         terminal = list(terminal)
-        stmt = self._statement(("terminal_beyond", len(terminal)), _terminal_beyond(len(terminal)))
+        stmt = self._statement(("terminal_beyond", len(terminal), via_tool), _terminal_beyond(len(terminal), via_tool))
         params = {"k_runtime": runtime, "k_keep": max(keep, 0), "k_all": _ALL_ROWS,
                   **{f"k_status{i}": t for i, t in enumerate(terminal)}}
+        if via_tool:
+            params["k_via_tool"] = f"%{VIA_TOOL_JSON}%"
+
         rows = stmt.on(cursor, params).fetchall() if cursor is not None else stmt.execute(conn, params).all()
         return [r[0] for r in rows]
 

@@ -22,8 +22,6 @@ from tests.support import Shop
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: executions a model starts through the tool prune the person's "
-                                       "(and their rollback) out of the journal")
 async def test_a_models_programs_do_not_prune_the_persons_execution(make_runtime: RuntimeFactory) -> None:
     """It is an error if 51 one-line programs through the model's tool delete the person's revertible execution."""
     shop = Shop()
