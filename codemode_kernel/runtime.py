@@ -181,6 +181,7 @@ from codemode_kernel.models import (
 from codemode_kernel.passes import PassHandler, PassState, local_replay_plan
 from codemode_kernel.runtime_journal import RuntimeJournal, open_journal
 from codemode_kernel.selection import ROLLBACK_STATUSES, revert_for
+from codemode_kernel.wording import sentence
 
 log = logging.getLogger(__name__)
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -703,11 +704,11 @@ class CodemodeRuntime:
         traceback = result.error.traceback if result.error is not None else ""
         if state.failure is not None:
             return await self._failed(j, execution_id, state, catalog, logs, state.failure.type,
-                                      state.failure.message, None, traceback, folded)
+                                      state.failure.message, None, traceback, folded, code=row.code)
         if result.error is not None:  # the sandbox's text: bounded before it is stored
             return await self._failed(j, execution_id, state, catalog, logs, result.error.type,
                                       clip(result.error.message, MAX_ERROR_CHARS), result.error.lineno, traceback,
-                                      folded)
+                                      folded, code=row.code)
         return await self._completed(j, execution_id, state, logs, result, value, capture, folded)
 
     async def _paused(self, j: RuntimeJournal, execution_id: str, state: PassState,
@@ -723,11 +724,14 @@ class CodemodeRuntime:
 
     async def _failed(self, j: RuntimeJournal, execution_id: str, state: PassState, catalog: Catalog,
                       logs: list[str], error_type: str, message: str, lineno: int | None,
-                      traceback: str, folded: PassStart | None = None) -> dict[str, Any]:
+                      traceback: str, folded: PassStart | None = None, *, code: str = "") -> dict[str, Any]:
         """The pass failed (the host decided it, or the sandbox reported an error)."""
         text = codec.storable_text(f"{error_type}: {message}" + (f" (line {lineno})" if lineno else ""))
-        if catalog.unavailable:  # the reasons themselves are for the author (%connectors), not the model
-            text += " " + unavailable_note(catalog.unavailable, self._connectors)
+        # Only when the program names an unavailable connector: on any other failure the note buried the
+        # program's own error (review 14x, M5). The reasons are for the author (%connectors), not the model.
+        named = {n: why for n, why in catalog.unavailable.items() if re.search(rf"\b{re.escape(n)}\b", code)}
+        if named:
+            text = sentence(text) + " " + unavailable_note(named, self._connectors)
         # A program's own exception may have a long name; the journal keeps 64 characters of a type (review 14, M3).
         kept_type = error_type if len(error_type) <= _MAX_TYPE_CHARS else error_type[:_MAX_TYPE_CHARS - 1] + "…"
         if not _record_end(j, execution_id, "error", folded, error=text, error_type=kept_type, logs=logs,

@@ -152,6 +152,17 @@ class CompileFailed(Exception):
         self.lineno = lineno
         super().__init__("\n".join(self.errors))
 
+    def message(self, kind: str) -> str:
+        """The text a pass's error carries: one problem without its ``Line N: `` and ``kind: `` (the line
+        travels apart, ``lineno``, and each front end says it once); several, one per line as they are."""
+        if len(self.errors) != 1:
+            return str(self)
+        text = self.errors[0]
+        m = _LINE_RE.match(text)
+        if m is not None and self.lineno == int(m.group(1)) and text[m.end():].startswith(": "):
+            text = text[m.end() + 2:]
+        return text.removeprefix(f"{kind}: ")
+
 
 class TopLevelReturn(BaseException):
     """Carries a top-level ``return value`` out of the module body."""

@@ -600,8 +600,8 @@ def _run(source: str, session: _Session, namespaces: Mapping[str, Sequence[str]]
     try:
         code = compile_cell(source)
     except CompileFailed as exc:
-        done["error"] = {"type": SandboxViolation.__name__ if "SyntaxError" not in str(exc) else "SyntaxError",
-                         "message": str(exc), "lineno": exc.lineno, "traceback": ""}
+        kind = SandboxViolation.__name__ if "SyntaxError" not in str(exc) else "SyntaxError"
+        done["error"] = {"type": kind, "message": exc.message(kind), "lineno": exc.lineno, "traceback": ""}
         done["logs"] = []
         return done
     g = runner.base_globals()

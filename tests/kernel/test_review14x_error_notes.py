@@ -46,14 +46,12 @@ def test_a_program_that_names_the_connector_is_told_why_it_is_missing(kernel: Ke
     assert "'gone' is unavailable" in text
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: the unavailable-connector note is appended to unrelated errors")
 def test_an_unrelated_error_is_shown_alone(kernel: Kernel) -> None:
     text = _error(kernel, "x = 1\nx / 0")
     assert text.startswith("division by zero") or "ZeroDivisionError" in text, text
     assert "gone" not in text, text
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a working connector's own error carries the unrelated note")
 def test_a_working_connectors_error_is_shown_alone(kernel: Kernel) -> None:
     text = _error(kernel, 'notes.fail(message="the disk is full")')
     assert "the disk is full" in text

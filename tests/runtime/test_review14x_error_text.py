@@ -22,7 +22,6 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a tool's SyntaxError says 'SyntaxError' twice and the line thrice")
 @pytest.mark.parametrize("code", ["x = (", "eval('1')"])
 async def test_a_compile_error_is_said_once(code: str) -> None:
     async with CodemodeRuntime([ToolSetConnector([add], name="calc")], store="sqlite://",
