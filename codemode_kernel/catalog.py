@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -170,13 +171,18 @@ class Catalog:
 
 
 class CatalogResolver:
-    """The catalog of a fixed set of connectors, resolved once it resolves whole.
+    """The catalog of a fixed set of connectors: resolved whole once, or kept without the ones that failed.
 
-    A connector whose ``tools()`` fails is left out of that catalog (its reason is in
-    ``catalog.unavailable``) and asked again on the next :meth:`get`, so a server that was
-    down can come back without restarting anything. Concurrent first calls resolve once.
+    A connector whose ``tools()`` fails is left out (its reason is in ``catalog.unavailable``) and
+    asked again, alone, when :data:`RETRY_SECONDS` have passed since it was last asked, or at
+    once for a program that names it (``needs``) or when ``force`` is given: a server that was
+    down comes back without restarting anything, and one that hangs at start does not make every
+    pass wait its ``connect_timeout`` (review 14x, H3). Concurrent calls resolve once.
     ``on_resolve`` runs after each resolution (e.g. to drop a search index built on the last).
     """
+
+    #: Seconds between two tries of a connector that failed, unless a program names it.
+    RETRY_SECONDS = 60.0
 
     def __init__(self, connectors: Mapping[str, Connector], *, resolved: Catalog | None = None,
                  on_resolve: Callable[[], None] | None = None) -> None:
@@ -184,6 +190,7 @@ class CatalogResolver:
         self._catalog = resolved
         self._lock = asyncio.Lock()
         self._on_resolve = on_resolve
+        self._retry_at = 0.0
 
     @property
     def whole(self) -> Catalog | None:
@@ -191,15 +198,31 @@ class CatalogResolver:
         catalog = self._catalog
         return catalog if catalog is not None and not catalog.unavailable else None
 
-    async def get(self) -> Catalog:
-        if self._catalog is not None:
+    def _due(self, catalog: Catalog | None, needs: Callable[[str], bool] | None, force: bool) -> bool:
+        if catalog is None:
+            return True
+        if not catalog.unavailable:
+            return False
+        return force or time.monotonic() >= self._retry_at or (
+            needs is not None and any(needs(name) for name in catalog.unavailable))
+
+    async def get(self, *, needs: Callable[[str], bool] | None = None, force: bool = False) -> Catalog:
+        """The catalog; the connectors that failed are asked again if it is time (see the class)."""
+        if not self._due(self._catalog, needs, force):
+            assert self._catalog is not None
             return self._catalog
         async with self._lock:
-            if self._catalog is not None:
-                return self._catalog
-            catalog = await Catalog.resolve(self._connectors)
-            if not catalog.unavailable:
-                self._catalog = catalog
+            last = self._catalog
+            if not self._due(last, needs, force):
+                assert last is not None
+                return last
+            if last is None:
+                catalog = await Catalog.resolve(self._connectors)
+            else:  # only the ones that failed: the others' methods stay as they were resolved
+                again = await Catalog.resolve({n: c for n, c in self._connectors.items() if n in last.unavailable})
+                catalog = Catalog({**last.methods, **again.methods}, self._connectors, again.unavailable)
+            self._catalog = catalog
+            self._retry_at = time.monotonic() + self.RETRY_SECONDS
             if self._on_resolve is not None:
                 self._on_resolve()
             return catalog

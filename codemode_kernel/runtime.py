@@ -407,14 +407,15 @@ class CodemodeRuntime:
     def connectors(self) -> dict[str, Connector]:
         return dict(self._connectors)
 
-    async def catalog(self) -> Catalog:
+    async def catalog(self, *, retry: bool = False) -> Catalog:
         """The resolved methods of every connector (async ``tools()`` are awaited once).
 
         A connector whose ``tools()`` fails is left out of that catalog (its reason is in
-        ``catalog.unavailable``) and retried on the next call, so a server that was down can
-        come back without restarting anything.
+        ``catalog.unavailable``) and asked again a minute later (``CatalogResolver.RETRY_SECONDS``),
+        at once for a program that names it, or now with ``retry=True``: a server that was down
+        comes back without restarting anything, and one that hangs does not slow every pass.
         """
-        return await self._catalogs.get()
+        return await self._catalogs.get(force=retry)
 
     # -- executing ---------------------------------------------------------------------------
 
@@ -439,8 +440,9 @@ class CodemodeRuntime:
         # spaced pass's cold CPU, issue 12).
         catalog = self._catalogs.whole
         if catalog is None:
-            try:
-                catalog = await self.catalog()
+            try:  # a connector that failed is asked again now if this program names it
+                catalog = await self._catalogs.get(needs=lambda name: re.search(rf"\b{re.escape(name)}\b", code)
+                                                   is not None)
             except ConfigurationError as exc:
                 return _error_output(execution_id, "ConfigurationError", str(exc))
         if len(code) > codec.MAX_VALUE_CHARS:  # refused before anything is recorded (issue 14, defect 4)

@@ -48,7 +48,6 @@ def started(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Kernel, 
     k.shutdown()
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: every cell restarts a hung MCP server and waits connect_timeout")
 def test_cells_that_do_not_use_it_do_not_restart_it(started: tuple[Kernel, Path, list[str]]) -> None:
     """Three plain cells: the server is started at the kernel's start (and at most once more), not per cell."""
     _, starts, _ = started
