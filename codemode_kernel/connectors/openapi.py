@@ -9,6 +9,7 @@ credentials or the auth headers. The document is read by
 from __future__ import annotations
 
 import asyncio
+import codecs
 import fnmatch
 import json
 from collections.abc import Collection, Mapping
@@ -36,10 +37,18 @@ from codemode_kernel.connectors.policy import (
     table_name,
 )
 from codemode_kernel.connectors.secrets import config_secrets, listed, redacting, redactor
-from codemode_kernel.errors import ConfigurationError, ConnectorError
+from codemode_kernel.errors import ConfigurationError, ConnectorError, OutcomeUnknown
 
 _SAFE_METHODS = ("GET", "HEAD")
 _EXCERPT_CHARS = 300
+#: The most of an answer's body read into the host (review 14, M1): eight times the characters a call's
+#: value may hold (codec.MAX_VALUE_CHARS), room for indentation and escapes (``\u00e9`` is six bytes for one
+#: character). A larger body is refused unread, before it fills the host's memory.
+MAX_RESPONSE_BYTES = 8 * codec.MAX_VALUE_CHARS
+_ERROR_BODY_BYTES = 64 * 1024  # of an error answer, enough for its excerpt
+# Text encodings whose decoder is slow on long input (punycode is quadratic: 3 s for 200 kB) or refuses
+# errors='replace' (idna): an answer naming one is read as UTF-8.
+_SLOW_CHARSETS = frozenset({"punycode", "idna"})
 _CONFIG_KEYS = ("openapi", "base_url", "auth", "headers", "requires_approval", "no_approval", "reverts", "timeout",
                 "idempotency_header", "include", "exclude", "hint", "instructions")
 
@@ -63,7 +72,12 @@ class OpenApiConnector(Connector):
     arguments. Responses are decoded by content type (JSON → values, ``text/*`` → str,
     other → bytes, empty → None); a non-2xx status raises ``ConnectorError`` with the
     status and a short excerpt of the body; ``timeout`` (seconds, default 30) bounds each
-    request. A ``client`` (``httpx.AsyncClient``) or a ``transport`` (e.g.
+    request, from connecting to the last byte of the answer. An answer's body is read up to
+    ``max_response_bytes`` (:data:`MAX_RESPONSE_BYTES`, 8,000,000; set the attribute on the
+    connector to change it); a longer one is refused with an error naming the limit. A request
+    that was sent and got no answer (a timeout after sending, a connection lost) raises
+    :class:`~codemode_kernel.errors.OutcomeUnknown` for every method but GET and HEAD: the
+    service may have done it. A ``client`` (``httpx.AsyncClient``) or a ``transport`` (e.g.
     ``httpx.MockTransport``) can be injected; an injected client is not closed by us.
 
     Approval: every operation that is not GET/HEAD needs approval by default;
@@ -96,6 +110,8 @@ class OpenApiConnector(Connector):
         exclude = ["deletePet"]
         hint = "The pet store."
     """
+
+    max_response_bytes: int = MAX_RESPONSE_BYTES
 
     def __init__(
         self,
@@ -399,22 +415,57 @@ class OpenApiConnector(Connector):
         if op.body is not None and "Content-Type" not in headers and (content is not None):
             headers["Content-Type"] = op.body.content_type
         headers.setdefault("Accept", "application/json, */*;q=0.5")
+        for key, value in headers.items():
+            problem = _header_problem(value)
+            if problem is not None:
+                label = next((f"the header parameter {p.key!r}" for p in op.parameters
+                              if p.location == "header" and p.name == key), f"the header {key!r}")
+                raise ConnectorError(f"{where}: {label} {problem}, which an HTTP header cannot hold; nothing "
+                                     "was sent.")
+        sending = _Sending()
         try:
-            response = await self._http().request(
-                op.http_method, base + path, params=query or None, headers=headers, content=content, data=data,
-                files=files, json=json_body, timeout=self.timeout)
-        except httpx.TimeoutException:
-            raise ConnectorError(f"{where}: {op.http_method} {op.path} got no answer within {self.timeout:g} s "
-                                 "(timeout). Try again later, or raise `timeout` in the connector "
-                                 "configuration.") from None
+            # One deadline for the whole request (review 14, M1): httpx's own timeout bounds each phase (the
+            # connect, each read), so a service sending a byte a second would hold the call for ever.
+            async with asyncio.timeout(self.timeout):
+                async with self._http().stream(
+                        op.http_method, base + path, params=query or None, headers=headers, content=content,
+                        data=data, files=files, json=json_body, timeout=self.timeout,
+                        extensions={"trace": sending.trace}) as response:
+                    ok = 200 <= response.status_code < 300
+                    body = await _read_body(response, self.max_response_bytes if ok else _ERROR_BODY_BYTES,
+                                            refuse=ok, where=f"{where}: {op.http_method} {op.path}")
+        except TimeoutError:
+            raise self._no_answer(where, op, sent=sending.sent(None)) from None
+        except httpx.TimeoutException as exc:
+            raise self._no_answer(where, op, sent=sending.sent(exc)) from None
         except httpx.HTTPError as exc:
-            raise ConnectorError(f"{where}: {op.http_method} {_origin(base)}{op.path} failed: "
-                                 f"{_describe_http_error(exc)}. Is the service running, and is base_url right?"
-                                 ) from None
-        if not 200 <= response.status_code < 300:
+            detail = _describe_http_error(exc)
+            if isinstance(exc, httpx.LocalProtocolError):  # the request itself is malformed: not sent
+                raise ConnectorError(f"{where}: {op.http_method} {op.path} could not be sent: {detail}; nothing "
+                                     "was sent.") from None
+            if sending.sent(exc) and op.http_method not in _SAFE_METHODS:
+                raise OutcomeUnknown(
+                    f"{where}: {op.http_method} {op.path} was sent, and the connection failed before the answer "
+                    f"came ({detail}): the service may have done it. Check with the service (e.g. read the "
+                    "resource) before sending it again.") from None
+            raise ConnectorError(f"{where}: {op.http_method} {_origin(base)}{op.path} failed: {detail}. Is the "
+                                 "service running, and is base_url right?") from None
+        if not ok:
             raise ConnectorError(f"{where}: {op.http_method} {op.path} returned HTTP {response.status_code} "
-                                 f"{response.reason_phrase}: {_excerpt(response)}")
-        return _decode(response)
+                                 f"{response.reason_phrase}: {_excerpt_of(response.headers, body)}")
+        return _decode(response.status_code, response.headers, body)
+
+    def _no_answer(self, where: str, op: Operation, *, sent: bool) -> ConnectorError:
+        """The timeout error: a request that was sent may have been done (review 14, H5)."""
+        if sent and op.http_method not in _SAFE_METHODS:
+            return OutcomeUnknown(
+                f"{where}: {op.http_method} {op.path} was sent and got no answer within {self.timeout:g} s "
+                "(timeout): the service may have done it. Check with the service (e.g. read the resource) before "
+                "sending it again; raise `timeout` in the connector configuration if it is often this slow.")
+        done = "" if sent else " (nothing was sent)"
+        return ConnectorError(f"{where}: {op.http_method} {op.path} got no answer within {self.timeout:g} s "
+                              f"(timeout){done}. Try again later, or raise `timeout` in the connector "
+                              "configuration.")
 
     def _body(self, op: Operation, args: Mapping[str, Any]) -> tuple[Any, Any, Any, Any]:
         """(content, data, files, json) for httpx."""
@@ -532,26 +583,111 @@ def _query_pairs(name: str, value: Any, style: str, explode: bool) -> list[tuple
     return [(name, _scalar(value))]
 
 
-def _decode(response: httpx.Response) -> Any:
-    if response.status_code == 204 or not response.content:
+class _Sending:
+    """Whether a request's bytes began to go out, from httpcore's trace events: a failure before that
+    (connecting, waiting for a pooled connection) sent nothing; one after it may have been done."""
+
+    def __init__(self) -> None:
+        self.traced = False
+        self.started = False
+
+    async def trace(self, name: str, info: Mapping[str, Any]) -> None:
+        self.traced = True
+        if "send_request_headers" in name:
+            self.started = True
+
+    def sent(self, exc: BaseException | None) -> bool:
+        """Whether the request may have reached the service, given the failure ``exc`` (None: our deadline)."""
+        if self.traced:
+            return self.started
+        # A transport that does not trace (an injected one): judge by the error; our deadline may have
+        # fallen anywhere, so count it as sent.
+        return not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout))
+
+
+async def _read_body(response: httpx.Response, limit: int, *, refuse: bool, where: str) -> bytes:
+    """The body, read up to ``limit`` bytes: past it, refused (``refuse``) or cut there."""
+    declared = response.headers.get("content-length", "")
+    if refuse and declared.isdigit() and int(declared) > limit:
+        raise ConnectorError(_too_large(where, f"{int(declared):,} bytes", limit))
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            if refuse:
+                raise ConnectorError(_too_large(where, f"over {limit:,} bytes", limit))
+            chunks.append(chunk[:limit - size + len(chunk)])
+            break
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(where: str, size: str, limit: int) -> str:
+    return (f"{where} answered with a body of {size}; an answer is read up to {limit:,} bytes (the connector's "
+            "max_response_bytes), so it was not read. The request itself was done: ask for less (a filter, a "
+            "page, fewer fields) rather than sending it again as it is.")
+
+
+def _header_problem(value: str) -> str | None:
+    if any((ord(c) < 32 and c != "\t") or ord(c) == 127 for c in value):
+        return "holds a control character (a line break, a NUL)"
+    if not value.isascii():
+        return "holds a character outside ASCII"
+    if value != value.strip(" \t"):
+        return "starts or ends with a space or a tab"
+    return None
+
+
+def _decode(status: int, headers: httpx.Headers, content: bytes) -> Any:
+    if status == 204 or not content:
         return None
-    ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    ctype = headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype == "application/json" or ctype.endswith("+json"):
         try:
-            return codec.loads_data(response.content)
-        except ValueError:  # not JSON, or NaN / Infinity (no JSON value): the body as text
-            return response.text
+            return codec.loads_data(content)
+        except ValueError:  # not JSON, NaN / Infinity (no JSON value), nested too deeply: the body as text
+            return _text(headers, content)
     if ctype.startswith("text/") or ctype in ("application/xml", "application/yaml", "application/x-yaml",
                                               "application/javascript"):
-        return response.text
-    return response.content
+        return _text(headers, content)
+    return content
+
+
+def _text(headers: httpx.Headers, content: bytes) -> str:
+    """The body as text, in the charset the answer names when that is a text encoding (review 14, H4): the
+    call already ran, so no charset (``rot13``, ``hex``, ``undefined``, bytes it cannot decode) may fail it."""
+    charset = _charset(headers.get("content-type", ""))
+    if charset is not None:
+        try:
+            return content.decode(charset, "replace")
+        except Exception:  # LookupError for a codec that is not a text encoding, UnicodeError, ...
+            pass
+    return content.decode("utf-8", "replace")
+
+
+def _charset(content_type: str) -> str | None:
+    for param in content_type.split(";")[1:]:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset":
+            name = value.strip().strip('"').strip()
+            try:
+                info = codecs.lookup(name)
+            except (LookupError, ValueError):
+                return None
+            return None if info.name in _SLOW_CHARSETS else info.name
+    return None
 
 
 def _excerpt(response: httpx.Response) -> str:
+    return _excerpt_of(response.headers, response.content)
+
+
+def _excerpt_of(headers: httpx.Headers, content: bytes) -> str:
     """A short, readable excerpt of an error body (the message field of a JSON error if there is one)."""
-    text = response.text
+    text = _text(headers, content)
     try:
-        data = response.json()
+        data = codec.loads_data(content)
     except ValueError:
         data = None
     if isinstance(data, Mapping):

@@ -48,8 +48,6 @@ def service() -> Iterator[tuple[str, list[tuple[str, str]]]]:
         yield base, seen
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: a JSON answer nested past the recursion limit records the "
-                                       "applied POST as error")
 async def test_a_deeply_nested_answer_leaves_the_call_applied(
         make_runtime: RuntimeFactory, service: tuple[str, list[tuple[str, str]]]) -> None:
     """It is an error if the approved POST reached the service once and its entry is not ``applied``."""
@@ -90,8 +88,6 @@ def _text_service(charset: str) -> Iterator[tuple[str, list[str]]]:
         server.server_close()
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: an answer whose charset cannot decode it records the applied "
-                                       "POST as error")
 @pytest.mark.parametrize("charset", ["utf-16", "rot13", "hex", "undefined"])
 async def test_an_undecodable_charset_leaves_the_call_applied(make_runtime: RuntimeFactory, charset: str) -> None:
     """It is an error if the approved POST reached the service once and its entry is not ``applied``."""

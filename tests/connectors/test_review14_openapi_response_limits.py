@@ -103,7 +103,6 @@ def trickle_service() -> Iterator[tuple[str, Sent]]:
     yield from _serve(_trickle)
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: an OpenAPI answer is read whole into the host, whatever its size")
 async def test_a_huge_answer_is_not_read_whole_into_the_host(
         make_runtime: RuntimeFactory, huge_service: tuple[str, Sent]) -> None:
     """It is an error if the host reads 256 MB of an answer whose value may hold at most 1,000,000 characters."""
@@ -114,7 +113,6 @@ async def test_a_huge_answer_is_not_read_whole_into_the_host(
     assert sent.bytes < 64 * MB, f"the host read {sent.bytes / MB:.0f} MB of the answer before refusing it"
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: an OpenAPI request's timeout is per read, not per request")
 async def test_a_trickling_answer_ends_at_the_request_timeout(
         make_runtime: RuntimeFactory, trickle_service: tuple[str, Sent]) -> None:
     """It is an error if a ``timeout=2`` request goes on until a service that sends a byte every 0.25 s stops."""

@@ -73,8 +73,6 @@ def payments() -> Iterator[tuple[str, list[str]]]:
         server.server_close()
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: a revert that timed out after it was sent is run again by the "
-                                       "next rollback")
 async def test_a_timed_out_refund_is_not_made_twice(make_runtime: RuntimeFactory,
                                                     payments: tuple[str, list[str]]) -> None:
     """It is an error if two rollbacks make two refunds of one charge."""

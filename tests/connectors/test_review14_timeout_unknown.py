@@ -66,8 +66,6 @@ def slow_bank() -> Iterator[tuple[str, list[str]]]:
         server.server_close()
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: a timed-out request that reached the service is journaled error "
-                                       "with 'Try again later'")
 async def test_a_timed_out_payment_is_not_recorded_as_failed(make_runtime: RuntimeFactory,
                                                              slow_bank: tuple[str, list[str]]) -> None:
     """It is an error if the approved payment the service made is journaled 'error' and the outcome says to retry."""
