@@ -193,6 +193,11 @@ class CatalogResolver:
         self._retry_at = 0.0
 
     @property
+    def last(self) -> Catalog | None:
+        """The catalog last resolved, whole or not (None before the first resolution)."""
+        return self._catalog
+
+    @property
     def whole(self) -> Catalog | None:
         """The catalog once every connector resolved (kept for good), else None (:meth:`get` resolves)."""
         catalog = self._catalog

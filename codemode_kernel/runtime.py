@@ -151,7 +151,7 @@ from codemode_kernel import codec, snippets, targets
 from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_names
 from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
-from codemode_kernel.connectors.unavailable import unavailable_note
+from codemode_kernel.connectors.unavailable import unavailable_hints, unavailable_note
 from codemode_kernel.discovery.describe import not_found_message
 from codemode_kernel.discovery.service import Discovery
 from codemode_kernel.discovery.tool_text import INPUT_SCHEMA as TOOL_INPUT_SCHEMA
@@ -1046,8 +1046,11 @@ class CodemodeRuntime:
     # -- the model-facing tool ----------------------------------------------------------------
 
     def tool(self, description: str | None = None, connector_hints: Mapping[str, str] | None = None) -> CodemodeTool:
-        """The ``codemode`` tool for a model: its description lists connectors, never methods."""
-        hints = {**self.connector_hints, **(connector_hints or {})}
+        """The ``codemode`` tool for a model: its description lists connectors, never methods; one known to
+        be unusable (it failed when last resolved, or its command is not installed) is marked so."""
+        last = self._catalogs.last
+        marks = unavailable_hints(self._connectors, last.unavailable if last is not None else ())
+        hints = {**self.connector_hints, **(connector_hints or {}), **marks}
         text = tool_description(self._connectors, hints, description)
         return CodemodeTool("codemode", text, dict(TOOL_INPUT_SCHEMA), self._tool_call)
 

@@ -10,12 +10,31 @@ reached the model). The model gets :func:`unavailable_note`: each connector's
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from codemode_kernel.connectors.base import Connector
 
 GENERIC_REASON = "its methods could not be listed"
 WHERE_TO_LOOK = "the notebook's author can see the details with %connectors"
+
+
+def unavailable_hints(connectors: Mapping[str, Connector], unavailable: Collection[str]) -> dict[str, str]:
+    """The tool description's hint for each connector known to be unusable: one that failed (``unavailable``,
+    with its ``failure_summary``) or whose command is not installed (known without starting it).
+
+    One wording for every door that hands a model the tool (``codemode mcp``, ``%tool``,
+    ``runtime.tool()``): without it a broken connector is advertised as if it worked, and a program
+    that uses it meets a NameError (review 14x, H2).
+    """
+    hints = {}
+    for name, connector in connectors.items():
+        missing = getattr(connector, "missing_command", None)
+        reason = missing() if callable(missing) else None
+        if reason is None and name in unavailable:
+            reason = (connector.failure_summary or GENERIC_REASON).strip().rstrip(".")
+        if reason:
+            hints[name] = f"UNAVAILABLE: {reason}; its methods cannot be called (tell the person)."
+    return hints
 
 
 def unavailable_note(unavailable: Mapping[str, str], connectors: Mapping[str, Connector]) -> str:

@@ -32,7 +32,7 @@ from mcp_types.version import is_version_at_least
 from pydantic import Field
 
 from codemode_kernel import codec
-from codemode_kernel.connectors.mcp import McpConnector
+from codemode_kernel.connectors.unavailable import unavailable_hints
 from codemode_kernel.runtime import CodemodeRuntime
 from codemode_kernel.serve import approvals
 from codemode_kernel.serve.follow import MAX_WAIT_SECONDS, Follower, Started
@@ -178,12 +178,7 @@ def availability_hints(runtime: CodemodeRuntime) -> dict[str, str]:
     started here: a stdio client waits for the handshake meanwhile, and a server that fails
     once started is named in the error note of the first program that needs the catalog.
     """
-    hints = {}
-    for name, connector in runtime.connectors.items():
-        reason = connector.missing_command() if isinstance(connector, McpConnector) else None
-        if reason is not None:
-            hints[name] = f"UNAVAILABLE: {reason}; its methods cannot be called (tell the person)."
-    return hints
+    return unavailable_hints(runtime.connectors, ())
 
 
 async def serve_stdio(runtime: CodemodeRuntime, **options: Any) -> None:

@@ -61,19 +61,16 @@ def test_the_working_connector_is_listed_plainly(kernel: Kernel) -> None:
     assert "unavailable" not in _line(text, "notes").lower()
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: %tool lists a connector whose MCP command is missing as usable")
 def test_tool_marks_a_connector_whose_command_is_not_installed(kernel: Kernel) -> None:
     text = str(kernel.ok("%tool").of("display_data")[0]["data"]["text/plain"])
     assert "unavailable" in _line(text, "gone").lower(), text
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: %tool lists a connector whose OpenAPI document was refused")
 def test_tool_marks_a_connector_whose_document_was_refused(kernel: Kernel) -> None:
     text = str(kernel.ok("%tool").of("display_data")[0]["data"]["text/plain"])
     assert "unavailable" in _line(text, "badapi").lower(), text
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: runtime.tool() in a %%host cell advertises unusable connectors")
 def test_the_host_runtime_tool_says_the_same(kernel: Kernel) -> None:
     """What notebook 07 gives a model is what %tool shows."""
     run = kernel.ok("%%host\nprint(runtime.tool().description)")
