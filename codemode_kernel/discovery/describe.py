@@ -154,6 +154,9 @@ def _full_method(m: Method) -> tuple[str, bool]:
                             output_schema=t.output_schema, requires_approval=t.requires_approval,
                             max_definitions=defs, max_result_definitions=result_defs)
         if len(types) <= FULL_CAP:
+            if result_defs == 0 and t.output_schema is not None:  # the result is a bare dict here
+                where = f"codemode.describe('{m.path}.{RESULT}')"
+                types = f"# note: {comment(f'the result is typed as a dict here; {where} declares it')}\n{types}"
             return types, (defs, result_defs) != (60, 25)
     types, _ = _compact_method(m, {})
     note = f"# note: the full declaration is longer than {FULL_CAP:,} characters; this is the compact one\n"
@@ -238,6 +241,11 @@ def _shrink_input(m: Method, schema: Mapping[str, Any], props: Mapping[str, Any]
 # -- one argument or the result ------------------------------------------------------------------
 
 
+#: (named types, field docs) of ``describe_detail``'s levels, richest first: at each number of named
+#: types, field docs go (nested ones, then the type's own) before declarations do.
+_DETAIL_LEVELS = tuple((defs, docs) for defs in (40, 12, 3, 1) for docs in ("all", "root", "none"))
+
+
 def describe_detail(m: Method, part: str) -> DescribeOutput | None:
     """Declarations of one argument's type (``conn.method.arg``) or of the result (``.return``)."""
     t = m.tool
@@ -252,16 +260,59 @@ def describe_detail(m: Method, part: str) -> DescribeOutput | None:
         if part not in props:
             return None
         schema, root, name, label = props[part], t.input_schema, pascal(f"{m.name} {part}"), f"argument {part!r}"
-    for defs in (40, 12, 3, 0):
-        body = type_declarations(schema, name, root=root, max_definitions=defs)
-        header = f"# {comment(f'{m.path}: {label} is {name}')}\n"
+    # Richest first; the first level that fits the cap is used. Docs go before declarations, and the
+    # type's own fields stay to the last: a large result (GitHub's full-repository: ~100 documented
+    # fields) still lists them (review 14x H1).
+    header = f"# {comment(f'{m.path}: {label} is {name}')}\n"
+    for level, (defs, docs) in enumerate(_DETAIL_LEVELS):
+        body = type_declarations(schema, name, root=root, max_definitions=defs, docs=docs, in_result=part == RESULT)
         if len(header) + len(body) <= DETAIL_CAP:
             return DescribeOutput(path=f"{m.path}.{part}", description=one_line(_described(schema, root), 200),
-                                  requires_approval=False, types=header + body, kind="method", truncated=defs != 40)
+                                  requires_approval=False, types=header + body, kind="method", truncated=level > 0)
+    first = _first_fields(schema, root, name, part == RESULT, DETAIL_CAP - len(header))
+    if first is not None:
+        return DescribeOutput(path=f"{m.path}.{part}", description=one_line(_described(schema, root), 200),
+                              requires_approval=False, types=header + first, kind="method", truncated=True)
     types = f"# {comment(f'{m.path}: {label} is a large object; it is typed as dict[str, Any] here')}\n" \
             f"from typing import Any\n\n{name} = dict[str, Any]\n"
     return DescribeOutput(path=f"{m.path}.{part}", description=label, requires_approval=False, types=types,
                           kind="method", truncated=True)
+
+
+def _first_fields(schema: Any, root: Any, name: str, in_result: bool, cap: int) -> str | None:
+    """``name`` declared with as many of its first fields as fit in ``cap`` characters (no docs, no
+    nested types), and a note saying how many are left out; None when it is not an object of fields."""
+    target = schema
+    for _ in range(8):  # a chain of $refs to the object
+        ref = target.get("$ref") if isinstance(target, Mapping) else None
+        if not isinstance(ref, str):
+            break
+        try:
+            target = json_pointer.resolve(root, ref)
+        except (LookupError, ValueError):
+            return None
+    props = object_properties(target) if isinstance(target, Mapping) else {}
+    if not isinstance(target, Mapping) or not props:
+        return None
+    keys = list(props)
+
+    def declared(count: int) -> str | None:
+        shown = keys[:count]
+        part = {**target, "properties": {k: props[k] for k in shown},
+                "required": [k for k in required_keys(target) if k in shown]}
+        note = f"# note: the first {count} of its {len(keys)} fields are shown\n"
+        body = note + type_declarations(part, name, root=root, max_definitions=1, docs="none", in_result=in_result)
+        return body if len(body) <= cap else None
+
+    best, low, high = None, 1, len(keys) - 1  # the most fields that fit: a binary search
+    while low <= high:
+        middle = (low + high) // 2
+        found = declared(middle)
+        if found is None:
+            high = middle - 1
+        else:
+            best, low = found, middle + 1
+    return best
 
 
 _SHARED: weakref.WeakKeyDictionary[Catalog, dict[str, dict[str, str]]] = weakref.WeakKeyDictionary()

@@ -99,6 +99,11 @@ class _Builder:
     forward_hit: bool = False
     budget_noted: bool = False
     in_result: bool = False
+    # Which field docs are written: "all" (description and notes, e.g. formats and examples), "root" (the
+    # first sentence of each field of the ``root_name`` declaration only) or "none". A describe that would
+    # not fit its cap drops docs before it drops declarations (review 14x H1).
+    docs: str = "all"
+    root_name: str = ""
     # How an object or list with nothing known inside reads: ``dict`` says as much as
     # ``dict[str, Any]`` in fewer tokens (the compact describe uses the short forms).
     open_dict: str = "dict[str, Any]"
@@ -127,8 +132,8 @@ class _Builder:
             return True
         if not self.budget_noted:
             self.budget_noted = True
-            what = "the result" if self.in_result else "the arguments"
-            self.note(f"{what} have more nested types than shown: deeper objects are shown as dict[str, Any]")
+            what = "the result has" if self.in_result else "the arguments have"
+            self.note(f"{what} more nested types than shown: deeper objects are shown as dict[str, Any]")
         return False
 
     # references ------------------------------------------------------------------------------
@@ -174,6 +179,8 @@ class _Builder:
 
     def field_doc(self, schema: Any) -> str:
         """:func:`field_doc`, following a ``$ref`` for the description when the field has none."""
+        if self.docs != "all":
+            return ""
         doc = field_doc(schema)
         if not doc and isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
             found, target = self.resolve(schema["$ref"])
@@ -197,7 +204,7 @@ class _Builder:
         # not finished yet (a cycle) must stay a string.
         value = repr(expr) if forward else expr
         text = f"{name}: TypeAlias = {value}\n"
-        doc = field_doc(schema)
+        doc = field_doc(schema) if self.docs == "all" else ""
         if doc:
             text += docstring(doc, "")
         slot.source = text
@@ -209,20 +216,23 @@ class _Builder:
         fields: list[tuple[str, str, str]] = []
         saved = self.forward_hit
         self.forward_hit = False
+        short = self.docs == "root" and name == self.root_name
         for key, sub in props.items():
             ann = self.annotation(sub, f"{name} {key}", depth + 1)
             if key not in required:
                 ann = f"NotRequired[{ann}]"
-            fields.append((key, ann, self.field_doc(sub)))
+            fields.append((key, ann, _short_doc(sub) if short else self.field_doc(sub)))
         forward = self.forward_hit
         self.forward_hit = saved or forward
         doc_parts: list[str] = []
         description = schema.get("description")
-        if isinstance(description, str) and description.strip():
-            doc_parts.append(description.strip())
+        documented = self.docs == "all" or name == self.root_name
+        if isinstance(description, str) and description.strip() and documented:
+            doc_parts.append(description.strip() if self.docs == "all" else _short_doc(schema))
         if extra is not None:
             doc_parts.append(f"Other keys are allowed too (values: {extra}).")
-        doc_parts.extend(n for n in notes(schema) if not n.startswith("Default"))
+        if self.docs == "all":
+            doc_parts.extend(n for n in notes(schema) if not n.startswith("Default"))
         if all(is_identifier(key) for key in props):
             lines = [f"class {name}(TypedDict):\n"]
             if doc_parts:
@@ -357,6 +367,16 @@ class _Builder:
 
 def _py_str(text: str) -> str:
     return repr(no_surrogates(text))
+
+
+def _short_doc(schema: Any) -> str:
+    """The first sentence of a schema's description (no notes), at most 90 characters."""
+    description = schema.get("description") if isinstance(schema, Mapping) else None
+    lines = description.strip().splitlines() if isinstance(description, str) else []
+    first = lines[0] if lines else ""
+    for stop in (". ", "? ", "! "):
+        first = first.split(stop, 1)[0] + stop.strip() if stop in first else first
+    return one_line(first, 90)
 
 
 # -- public functions ---------------------------------------------------------------------------
@@ -499,12 +519,30 @@ def _filled(params: Sequence[str], width: int) -> list[str]:
 
 
 def type_declarations(schema: Any, name: str, *, root: Mapping[str, Any] | None = None,
-                      max_definitions: int = 60) -> str:
-    """Declarations for one schema as a named type (``name``), e.g. a snippet's input."""
-    builder = _Builder(root=root if root is not None else schema, max_definitions=max_definitions)
-    alias = builder.fresh_name(name)
-    if looks_like_object(schema) and isinstance(schema, Mapping) and object_properties(schema):
-        builder.emit_typeddict(alias, schema, 1)
+                      max_definitions: int = 60, docs: str = "all", in_result: bool = False) -> str:
+    """Declarations for one schema as a named type (``name``), e.g. a snippet's input.
+
+    At most ``max_definitions`` named types, ``name`` included (deeper objects are ``dict[str, Any]``):
+    a schema that is a ``$ref`` to an object is declared as ``name`` itself, so its own fields are
+    shown even when no other definition is. ``docs``: "all", "root" (short docs on ``name``'s fields
+    only) or "none". ``in_result``: the schema is a method's result (the notes say so).
+    """
+    builder = _Builder(root=root if root is not None else schema, max_definitions=max_definitions,
+                       docs=docs, in_result=in_result)
+    alias = builder.root_name = builder.fresh_name(name)
+    top = schema
+    plain_ref = isinstance(schema, Mapping) and all(k in ANNOTATION_KEYS or k in ("$ref", "$defs", "definitions")
+                                                    for k in schema)
+    ref = schema.get("$ref") if plain_ref and isinstance(schema, Mapping) else None
+    if isinstance(ref, str):
+        found, target = builder.resolve(ref)
+        if found and isinstance(target, Mapping) and looks_like_object(target) and object_properties(target):
+            builder.ref_names[ref] = alias  # a field that refers back to the root names it
+            builder.in_progress.add(ref)
+            top = target
+    if looks_like_object(top) and isinstance(top, Mapping) and object_properties(top):
+        builder.emit_typeddict(alias, top, 1)
+        builder.in_progress.clear()
     else:
         builder.emit_alias(alias, schema, 1)
     notes = "".join(f"# note: {comment(n)}\n" for n in builder.notes)

@@ -71,7 +71,6 @@ async def rt() -> AsyncIterator[CodemodeRuntime]:
         yield runtime
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a large result's .return describe is a bare dict[str, Any]")
 async def test_a_large_result_still_names_its_fields(rt: CodemodeRuntime) -> None:
     """Within the detail cap, the result's own fields are declared (nested objects may shrink to dict)."""
     out = await rt.describe("hub.repos_get.return")
@@ -80,7 +79,6 @@ async def test_a_large_result_still_names_its_fields(rt: CodemodeRuntime) -> Non
         assert name in out.types, out.types
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a .return describe's note says 'the arguments' have more types")
 async def test_the_note_of_a_result_describe_speaks_of_the_result(rt: CodemodeRuntime) -> None:
     """A describe of the result never says the *arguments* were cut short (the method has two strings)."""
     out = await rt.describe("hub.repos_get.return")
