@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from codemode_kernel.config import CodemodeConfig, ExecutorSettings, default_store_url, load_config
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.journal_files import shown_store, without_store_secrets
 from codemode_kernel.wording import sentence
 
 if TYPE_CHECKING:
@@ -73,8 +74,9 @@ def build_runtime(config: CodemodeConfig, *, store_url: str, fallback_store_url:
                         "connectors; fix the configuration (then %reload in a notebook).")
         runtime = make([], store_url)
     except Exception as exc:  # a bad store URL must not keep the front door from starting
-        problems.append(f"The store {store_url!r} cannot be opened ({type(exc).__name__}: {exc}). Using "
-                        f"{fallback_store_url} instead; fix [store] url or {STORE_ENV} "
+        reason = without_store_secrets(f"{type(exc).__name__}: {exc}", store_url)
+        problems.append(f"The store {shown_store(store_url)!r} cannot be opened ({reason}). Using "
+                        f"{shown_store(fallback_store_url)} instead; fix [store] url or {STORE_ENV} "
                         "(then %reload in a notebook).")
         runtime = make(list(connectors.values()), fallback_store_url)
     for text in problems:

@@ -34,7 +34,7 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from codemode_kernel import codec
 from codemode_kernel.building import runtime_for_folder
-from codemode_kernel.commands import COMMANDS, Command
+from codemode_kernel.commands import COMMANDS, Command, door_text
 from codemode_kernel.connectors.toolset import ToolSetConnector
 from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError, UsageError
 from codemode_kernel.journal_files import sqlite_url
@@ -91,7 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
                             epilog=f"arguments:{listed}" if listed else None,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
         for arg in command.options:
-            sp.add_argument(arg.flag, metavar=arg.metavar, default=None, help=argparse.SUPPRESS)
+            if arg.kind == "flag":
+                sp.add_argument(arg.flag, action="store_const", const="yes", default=None, help=argparse.SUPPRESS)
+            else:
+                sp.add_argument(arg.flag, metavar=arg.metavar, default=None, help=argparse.SUPPRESS)
         if command.name == "mcp":
             sp.description, sp.epilog = MCP_HELP, None
             sp.usage = ("codemode [--notebook X.ipynb | --dir DIR] [--store URL] mcp [--http HOST:PORT "
@@ -205,8 +208,11 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
     out = await rt.execute(code, on_output=on_output)
     printed.end()
     eid = out["execution_id"]
+    # With --json the command prints one document, the outcome it ends with (review 14x M1); in a
+    # terminal every pause is shown before its question.
     while out["status"] == "paused":
-        console.outcome(out)
+        if mode == "no" or not console.as_json:
+            console.outcome(out)
         if mode == "no":
             return 0
         pending = out["pending"][0]
@@ -216,17 +222,26 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
         # decided it while the person read the prompt, and a late answer must not decide a later call.
         if answer.strip().lower() not in ("y", "yes"):
             if await rt.reject(eid, pending["seq"]):
-                console.text("rejected")
+                if console.as_json:
+                    state = await rt.execution(eid)
+                    console.data({"execution_id": eid, "status": state.status if state else "rejected",
+                                  "rejected": True, "seq": pending["seq"]})
+                else:
+                    console.text("rejected")
                 return 1
-            console.text(f"not rejected: call #{pending['seq']} {call} was decided elsewhere meanwhile")
+            if not console.as_json:
+                console.text(f"not rejected: call #{pending['seq']} {call} was decided elsewhere meanwhile")
         else:
             out = await rt.approve(eid, seq=pending["seq"], on_output=on_output)
             printed.end()
             if not out.get("refused"):
                 continue
-            console.outcome(out)  # what the call is now, and that nothing was approved
+            if not console.as_json:
+                console.outcome(out)  # what the call is now, and that nothing was approved
         waiting = await rt.pending(eid)
         if not waiting:  # running elsewhere or ended: that front end shows the outcome
+            if console.as_json:
+                console.outcome(out)
             return 1
         out = {"execution_id": eid, "status": "paused", "pending": [p.to_dict() for p in waiting]}
     console.outcome(out)
@@ -346,7 +361,8 @@ async def _nothing_waits(rt: CodemodeRuntime, execution_id: str) -> dict[str, An
     """The refusal of an approval that found no pending call (the runtime's own words for it)."""
     state = await rt.execution(execution_id)
     if state is None:
-        error_type, message = "UnknownExecutionError", str(UnknownExecutionError(execution_id, rt.name))
+        error_type, message = "UnknownExecutionError", door_text(str(UnknownExecutionError(execution_id, rt.name)),
+                                                                 "cli")
     elif state.status == "paused":  # a call became pending after the read: nobody was shown it
         error_type, message = "InvalidStateError", (
             f"Execution {execution_id!r} paused on a new call after this command looked (another approval "
@@ -364,15 +380,34 @@ async def _reject(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask:
         waiting = await rt.pending(eid)
         seq = waiting[0].seq if waiting else None
     ok = seq is not None and await rt.reject(eid, seq)
-    console.text("rejected" if ok else "not rejected: the execution is not paused at that call")
+    if console.as_json:  # one document a script can read (review 14x M1)
+        console.data({"execution_id": eid, "rejected": ok, "seq": seq})
+    else:
+        console.text("rejected" if ok else "not rejected: the execution is not paused at that call")
     return 0 if ok else 1
 
 
 async def _rollback(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    """Revert and say what was reverted, or that nothing could be (as the kernel's %rollback); ``--json``:
+    one document, ``{"execution_id", "status", "reverted": [seq, ...]}`` (review 14x M1)."""
     eid = v["execution"]
+    before = await rt.execution(eid)
+    already = {e.seq for e in before.log if e.state == "reverted"} if before is not None else set()
     await rt.rollback(eid)
     state = await rt.execution(eid)
-    console.text(f"{terminal_text(eid, multiline=False)}: {state.status if state else 'deleted'}")
+    reverted = [e for e in (state.log if state is not None else []) if e.state == "reverted" and e.seq not in already]
+    status = state.status if state is not None else "deleted"
+    if console.as_json:
+        console.data({"execution_id": eid, "status": status, "reverted": [e.seq for e in reverted]})
+        return 0
+    shown = terminal_text(eid, multiline=False)
+    if reverted:
+        calls = ", ".join(terminal_text(f"{e.connector}.{e.method}", multiline=False) + f" (call #{e.seq})"
+                          for e in reverted)
+        console.text(f"{shown}: {status}; rolled back {len(reverted)} action(s): {calls}.")
+    else:
+        console.text(f"{shown}: {status}. Nothing to roll back: no applied action of this execution can be "
+                     "reverted.")
     return 0
 
 
@@ -382,11 +417,11 @@ async def _search(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask:
 
 
 async def _describe(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
-    d = await rt.describe(v["target"])
+    d = await rt.describe(v["target"], full=bool(v.get("full")), page=v.get("page") or 1)
     if console.as_json:
         console.data(d.to_dict())
-    else:
-        console.out.write(terminal_text(d.types))
+    else:  # the answer's hints are written for a program: here they name this command (review 14x M3)
+        console.out.write(terminal_text(door_text(d.types, "cli", path=d.path)).rstrip("\n") + "\n")
     return 0
 
 
@@ -495,8 +530,8 @@ def main(argv: Sequence[str] | None = None, ask: Callable[[str], str] = input) -
     _log_to_terminal()
     try:
         return asyncio.run(_command(args, command, values, console, ask))
-    except (CodemodeError, LookupError, OSError) as exc:
-        sys.stderr.write(f"codemode: {quoted_block(str(exc))}\n")
+    except (CodemodeError, LookupError, OSError) as exc:  # the library's hints, in this command's words
+        sys.stderr.write(f"codemode: {quoted_block(door_text(str(exc), 'cli'))}\n")
         return 1
     except (EOFError, KeyboardInterrupt):
         sys.stderr.write("\ncodemode: stopped\n")

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from codemode_kernel.errors import UsageError
 
-Kind = Literal["text", "execution", "count", "age", "choice"]
+Kind = Literal["text", "execution", "count", "age", "choice", "flag"]
 
 #: What an execution argument looks like: ``last``, or (a prefix of) a ULID.
 EXECUTION_REF = re.compile(r"^(last|[0-9A-HJKMNP-TV-Z]{6,26})$")
@@ -47,7 +47,8 @@ class Argument:
 
     ``help`` is a noun phrase ("an execution id (or last)"): usage errors say
     ``Missing <help>.``. ``rest`` takes every remaining word, joined by spaces (``many``: as
-    a list). ``option`` makes it ``--name VALUE``. An optional positional followed by others
+    a list). ``option`` makes it ``--name VALUE`` (kind ``flag``: ``--name`` alone, ``True`` when given).
+    An optional positional followed by others
     is taken only when its word looks like its kind (an execution id or ``last``).
     """
 
@@ -61,25 +62,32 @@ class Argument:
     many: bool = False
     option: bool = False
     choices: tuple[str, ...] = ()
+    #: The smallest count accepted (``%executions 0`` would ask for nothing: 1).
+    minimum: int = 0
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 
     def usage(self) -> str:
+        if self.kind == "flag":
+            return f"[{self.flag}]"
         shown = f"{self.flag} {self.metavar}" if self.option else self.metavar
         shown += " ..." if self.many else ""
         return shown if self.required else f"[{shown}]"
 
     def convert(self, word: str) -> Any:
         """The value of one word, or :class:`UsageError` saying what to write instead."""
+        if self.kind == "flag":
+            return True
         if self.kind == "count":
             try:
                 value = int(word)
             except ValueError:
                 raise UsageError(f"{self.metavar} must be a whole number, not {word!r}.") from None
-            if value < 0:
-                raise UsageError(f"{self.metavar} must not be negative.")
+            if value < self.minimum:
+                raise UsageError(f"{self.metavar} must be at least {self.minimum}." if self.minimum
+                                 else f"{self.metavar} must not be negative.")
             return value
         if self.kind == "age":
             return parse_age(word)
@@ -138,7 +146,11 @@ class Command:
         while items:
             word = items.pop(0)
             name, eq, inline = word.partition("=")
-            if name in flags:
+            if name in flags and flags[name].kind == "flag":
+                if eq:
+                    raise UsageError(f"{name} takes no value; write {name} alone.")
+                given[flags[name].name] = "yes"
+            elif name in flags:
                 if not eq and not items:
                     raise UsageError(f"{name} needs a value ({flags[name].help}).")
                 given[flags[name].name] = inline if eq else items.pop(0)
@@ -199,9 +211,15 @@ COMMANDS: tuple[Command, ...] = (
     )),
     Command("search", "Rank methods and snippets for a natural-language query.", magic="search", cli="search",
             arguments=(Argument("query", "QUERY", "a query (what you are looking for)", rest=True),)),
-    Command("describe", "Python declarations of a connector, connector.method or snippet.", magic="describe",
-            cli="describe", arguments=(Argument("target", "TARGET", "a connector, connector.method or snippet "
-                                                                    "name"),)),
+    Command("describe", "Python declarations of a connector, connector.method or snippet; --full adds every "
+                        "nested type and the whole description, --page N a connector's next methods.",
+            magic="describe", cli="describe", arguments=(
+                Argument("target", "TARGET", "a connector, connector.method or snippet name"),
+                Argument("full", "", "every nested type and the whole description", kind="flag", required=False,
+                         default=False, option=True),
+                Argument("page", "N", "which page of a connector's methods (from 1)", kind="count", required=False,
+                         default=1, option=True, minimum=1),
+            )),
     Command("executions", "The newest N executions (default 20) with their status.", magic="executions",
             cli="executions", arguments=(Argument("limit", "N", "how many executions", kind="count",
                                                   required=False, default=20),)),
@@ -284,3 +302,47 @@ def find_magic(name: str, words: Sequence[str]) -> tuple[Command, list[str]]:
     if words[0] not in actions:
         raise UsageError(f"Unknown action {words[0]!r}; the actions are {', '.join(actions)}.")
     return actions[words[0]], list(words[1:])
+
+
+# -- the library's hints, worded for a door ------------------------------------------------------
+
+Door = Literal["cli", "magic"]
+
+#: How each door spells what the library's messages write as API calls (review 14x M2, M3).
+_SPELLING: Mapping[Door, Mapping[str, str]] = {
+    "cli": {"executions": "`codemode executions`", "search": "codemode search QUERY",
+            "describe": "codemode describe"},
+    "magic": {"executions": "%executions", "search": "%search QUERY", "describe": "%describe"},
+}
+_LIST_EXECUTIONS = re.compile(r"List executions with runtime\.executions\(\) \(or %executions in the kernel\)\.")
+_SEARCH_CALL = re.compile(r"codemode\.search\('what you want'\)")
+_DESCRIBE_CALL = re.compile(r"codemode\.describe\('([^'\s]{1,300})'(?:, (page=(\d+)|full=True))?\)")
+_DESCRIBE_MORE = re.compile(r"^# describe more: (.*)$", re.M)
+_SUFFIX = re.compile(r"(?<![\w.])\.([A-Za-z_]\w*)")
+
+
+def door_text(text: str, door: Door, *, path: str | None = None) -> str:
+    """``text`` (a library message or a describe answer, written for a program) with its hints in
+    ``door``'s own syntax: ``codemode executions`` / ``%executions`` for ``runtime.executions()``,
+    ``codemode search QUERY`` / ``%search QUERY`` for ``codemode.search(...)``, ``codemode describe X
+    --full`` / ``%describe X --page 2`` for ``codemode.describe('X', ...)``. ``path``: the described
+    target, whose ``# describe more:`` line gets the door's commands beside it."""
+    words = _SPELLING[door]
+    text = _LIST_EXECUTIONS.sub(f"List them with {words['executions']}.", text)
+    text = _SEARCH_CALL.sub(words["search"], text)
+
+    def describe(match: re.Match[str]) -> str:
+        option = (f" --page {match.group(3)}" if match.group(3) else " --full" if match.group(2) else "")
+        return f"{words['describe']} {match.group(1)}{option}"
+
+    text = _DESCRIBE_CALL.sub(describe, text)
+    if path is None:
+        return text
+
+    def more(match: re.Match[str]) -> str:
+        said = [f"{words['describe']} {path}.{s}" for s in _SUFFIX.findall(match.group(1))[:5]]
+        if "full=True" in match.group(1):
+            said.append(f"{words['describe']} {path} --full")
+        return match.group(0) + ("\n# here: " + "; ".join(said) if said else "")
+
+    return _DESCRIBE_MORE.sub(more, text)

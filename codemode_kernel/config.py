@@ -306,7 +306,36 @@ class _Loader:
         if warm is not None and not (type(warm) is int and warm >= 0):
             self.problem("executor.warm", f"must be a whole number ≥ 0 (workers kept started); got {warm!r}.")
             warm = None
-        return ExecutorSettings(kind=kind, limits=table, warm=warm)
+        return ExecutorSettings(kind=kind, limits=self._limits(kind, table), warm=warm)
+
+    def _limits(self, kind: str, table: Mapping[str, Any]) -> dict[str, Any]:
+        """``[executor]``'s limits, each key checked against the executor's limits as connector keys are:
+        an unknown key is named with the one it was probably meant to be and dropped alone, the others
+        kept; a limit only the isolated executor has is named as such under ``kind = "inprocess"``
+        (review 14x M6)."""
+        if not table:
+            return {}
+        from dataclasses import fields
+
+        from codemode_kernel.executor.inprocess import InProcessLimits
+        from codemode_kernel.executor.isolated import Limits
+
+        isolated = [f.name for f in fields(Limits)]
+        known = [f.name for f in fields(InProcessLimits)] if kind == "inprocess" else isolated
+        kept: dict[str, Any] = {}
+        for key, item in table.items():
+            if key in known:
+                kept[key] = item
+                continue
+            if key in isolated:  # an isolated-only limit under kind = "inprocess"
+                self.problem(f"executor.{key}", f"is a limit of the isolated executor only; the in-process executor "
+                                                f"(kind = \"inprocess\") has {', '.join(known)}. Ignored; remove it, "
+                                                "or drop kind = \"inprocess\" to run passes isolated.")
+                continue
+            close = difflib.get_close_matches(key, [*known, "kind", "warm"], n=1, cutoff=0.6)
+            self.problem(f"executor.{key}", "is not a known key" + (f" (did you mean {close[0]!r}?)" if close else "")
+                         + f"; [executor] takes kind, warm and {', '.join(known)}. Ignored; the other keys apply.")
+        return kept
 
     def _connectors(self, value: Any) -> tuple[list[Connector], dict[str, str], dict[str, str]]:
         table = self._table(value, "connectors") or {}

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import uuid
 from collections.abc import Mapping
@@ -279,3 +280,49 @@ def sqlite_url(path: str | os.PathLike[str]) -> str:
     'what?.ipynb' opened '.codemode/what', 'x%20y.ipynb' shared 'x y.ipynb''s journal). SQLAlchemy
     reads the path back exactly (``make_url(...).database``)."""
     return "sqlite:///" + quote(os.fspath(path), safe="/")
+
+
+_URL_PASSWORD = re.compile(r"(://[^/?#@:]*:)[^/?#@]*@")
+_QUERY_PASSWORD = re.compile(r"([?&][^=&#]*password[^=&#]*=)[^&#]*", re.IGNORECASE)
+
+
+def shown_store(url: str) -> str:
+    """A store URL as every front door shows it: the password masked (``postgresql://analyst:***@db/x``),
+    in the user part and in the query too (libpq and psycopg take ``?password=`` and ``?sslpassword=``;
+    review 14 H3). The raw URL is only for connecting; anything a person or a notebook reads names the
+    store through this."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        parsed = make_url(url)
+        secret = {key: "***" for key in parsed.query if "password" in key.lower()}
+        shown = (parsed.update_query_dict(secret) if secret else parsed).render_as_string(hide_password=True)
+        return shown.replace("=%2A%2A%2A", "=***")
+    except Exception:  # not a URL SQLAlchemy reads: mask what looks like a password all the same
+        return _QUERY_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", url))
+
+
+def without_store_secrets(text: str, url: str) -> str:
+    """``text`` (an error that may quote the store URL) with the URL shown masked and its passwords
+    replaced by ``***`` wherever else they appear."""
+    from urllib.parse import unquote
+
+    from sqlalchemy.engine import make_url
+
+    text = text.replace(url, shown_store(url))
+    secrets: set[str] = set()
+    try:
+        parsed = make_url(url)
+        if parsed.password:
+            secrets.add(str(parsed.password))
+        for key, value in parsed.query.items():
+            if "password" in key.lower():
+                secrets.update([value] if isinstance(value, str) else value)
+    except Exception:
+        secrets.update(m.group(0).split(":")[-1].rstrip("@") for m in _URL_PASSWORD.finditer(url))
+        secrets.update(m.group(0).split("=", 1)[1] for m in _QUERY_PASSWORD.finditer(url))
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        for form in {secret, unquote(secret)}:
+            if len(form) >= 3:
+                text = text.replace(form, "***")
+    return text

@@ -34,7 +34,7 @@ from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExec
 from codemode_kernel.kernel.display import error_parts, error_traceback, pending_summary, result_bundle
 from codemode_kernel.kernel.notebook_runtime import NotebookRuntime
 from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, ReplayFilter, Sink, Tee
-from codemode_kernel.kernel.variables import CarriedVariables
+from codemode_kernel.kernel.variables import CarriedVariables, not_carried_text
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet
 from codemode_kernel.runtime import not_pending_text
@@ -93,7 +93,9 @@ class Actions:
             return CellOutcome(execution_id=eid)
         record.pending = []
         if status == "completed":
-            self.variables.carry(out, record.given)
+            missed = self.variables.carry(out, record.given, record.code)
+            if missed:  # assigned but not carried: said on the cell that assigned them (review 14x H5)
+                sink.stream(not_carried_text(missed) + "\n", "stderr")
             if out.get("result") is not None:
                 sink.display(result_bundle(out["result"]), result=True)
             calls, revertable = await self._calls(eid, record.code)
@@ -101,6 +103,7 @@ class Actions:
                          card_home=card_home)
             return CellOutcome(execution_id=eid)
         ename, evalue, line = error_parts(out)
+        evalue = self.variables.explain(ename, evalue)
         tb = error_traceback(ename, evalue, code=record.code, line=line, count=record.count,
                              frames=str(out.get("traceback") or ""))
         sink.error(ename, evalue, tb)

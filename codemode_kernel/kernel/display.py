@@ -30,7 +30,7 @@ from datetime import date, datetime
 from typing import Any
 
 from codemode_kernel.kernel.markup import Html, bundle, element, join, preformatted
-from codemode_kernel.terminal import terminal_json, terminal_text
+from codemode_kernel.terminal import inert_output, terminal_json, terminal_text
 
 Bundle = dict[str, Any]
 
@@ -221,9 +221,12 @@ def cell_text(value: Any) -> str:
 
 
 def text_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, limit: int = MAX_TABLE_ROWS,
-               width: int = 60) -> str:
-    """A plain-text table with aligned columns (for ``text/plain`` and headless runs)."""
-    cells = [[_short(cell_text(v), width) for v in row] for row in rows[:limit]]
+               width: int | None = 60) -> str:
+    """A plain-text table with aligned columns (for ``text/plain`` and headless runs); ``width=None``
+    keeps every cell whole. Cells are hostile text (a connector's answer, a program's source, a tool's
+    description): control characters show as visible escapes, since a console writes this text to its
+    terminal (review 14 H1)."""
+    cells = [[_short(terminal_text(cell_text(v), multiline=False), width) for v in row] for row in rows[:limit]]
     widths = [max([len(str(c)), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
     lines = ["  ".join(str(c).ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip(),
              "  ".join("-" * w for w in widths)]
@@ -234,11 +237,12 @@ def text_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, limit: 
 
 
 def table_bundle(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, caption: str | None = None,
-                 empty: str = "(none)") -> Bundle:
-    """A table as HTML and aligned text; ``empty`` when there are no rows."""
+                 empty: str = "(none)", width: int | None = 60) -> Bundle:
+    """A table as HTML and aligned text; ``empty`` when there are no rows. ``width`` cuts the text's
+    cells (``None``: whole, for tables a person must read in full in a console)."""
     if not rows:
         return bundle(empty, element("p", element("em", empty)))
-    text = text_table(columns, rows)
+    text = text_table(columns, rows, width=width)
     if caption:
         text = caption + "\n" + text
     return bundle(text, table_html(columns, rows, caption=caption))
@@ -251,13 +255,30 @@ def code_bundle(source: str, *, title: str | None = None) -> Bundle:
     turn the rest into live HTML.
     """
     heading = [element("p", element("strong", title))] if title else []
-    return bundle((title + "\n\n" if title else "") + source,
+    # text/plain reaches a console's terminal: control characters as visible escapes (review 14 H1).
+    return bundle(terminal_text((title + "\n\n" if title else "") + source),
                   join([*heading, preformatted(source.rstrip(), cls=CODE_CLASS)]))
 
 
-def _short(text: str, width: int) -> str:
+def _short(text: str, width: int | None) -> str:
     text = text.replace("\n", " ")
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return text if width is None or len(text) <= width else text[: width - 1] + "…"
+
+
+def inert_bundle(data: Mapping[str, Any]) -> Bundle:
+    """A MIME bundle as it may leave the kernel: its ``text/plain`` inert for a terminal.
+
+    ``jupyter console`` (and any frontend that prints ``text/plain``) writes that text to a
+    terminal; whatever it holds (a table of a connector's text, a program's source, a host
+    value's repr) must not script it: escape sequences other than colours show as visible
+    escapes (:func:`~codemode_kernel.terminal.inert_output`; review 14 H1). The one choke
+    point for every bundle the kernel sends, magics included.
+    """
+    out = dict(data)
+    plain = out.get("text/plain")
+    if isinstance(plain, str):
+        out["text/plain"] = inert_output(plain)
+    return out
 
 
 def _cap(text: str, limit: int) -> str:
@@ -268,22 +289,35 @@ def _cap(text: str, limit: int) -> str:
 # Pending actions
 
 
-def call_text(connector: str, method: str, args: Any) -> str:
-    """``notes.add(text='x')``: how a call reads in one line."""
+def call_text(connector: str, method: str, args: Any, *, width: int | None = 80) -> str:
+    """``notes.add(text='x')``: how a call reads in one line; ``width=None`` keeps each argument whole."""
     if isinstance(args, Mapping):
-        inner = ", ".join(f"{k}={_short(repr(v), 80)}" for k, v in args.items())
+        inner = ", ".join(f"{k}={_short(repr(v), width)}" for k, v in args.items())
     else:
-        inner = _short(repr(args), 160)
+        inner = _short(repr(args), None if width is None else 2 * width)
     return f"{connector}.{method}({inner})"
+
+
+#: A waiting call longer than this (its arguments written out) is cut in the approval summary, which
+#: then says where to read it whole.
+SUMMARY_CALL_CHARS = 4_000
 
 
 def pending_summary(execution_id: str, pending: Sequence[Mapping[str, Any]]) -> str:
     """The plain-text stand-in for an approval card (headless runs, text frontends); ``repr`` leaves
-    printable characters that render as nothing raw (variation selectors), so the calls are revealed."""
+    printable characters that render as nothing raw (variation selectors), so the calls are revealed.
+
+    Each argument is shown whole: a program can pad an argument so that what matters comes after
+    any cut (review 14 M2). Only a call longer than :data:`SUMMARY_CALL_CHARS` is cut, and the
+    summary then says so and names ``%pending``, which shows it whole."""
     lines = [f"Paused: execution {execution_id} waits for approval of {len(pending)} action(s):"]
     for p in pending:
-        call = call_text(str(p.get("connector")), str(p.get("method")), p.get("args"))
-        lines.append(f"  #{p.get('seq')} {terminal_text(call, multiline=False)}")
+        call = terminal_text(call_text(str(p.get("connector")), str(p.get("method")), p.get("args"), width=None),
+                             multiline=False)
+        if len(call) > SUMMARY_CALL_CHARS:
+            call = (call[:SUMMARY_CALL_CHARS] + f"… (cut: {len(call):,} characters; %pending {execution_id} "
+                                                "shows the call whole)")
+        lines.append(f"  #{p.get('seq')} {call}")
     # Naming the call approves that call only, never one another front end moved on to.
     which = f" {pending[0].get('seq')}" if len(pending) == 1 else ""
     lines.append(f"Approve with %approve {execution_id}{which} (or %approve last); reject with %reject {execution_id}.")

@@ -36,9 +36,9 @@ from typing import Any
 from ipykernel.ipkernel import IPythonKernel
 
 from codemode_kernel.kernel.completion import Names, complete, gather_names, inspect_local, token_at
-from codemode_kernel.kernel.display import Bundle, code_bundle, error_traceback
+from codemode_kernel.kernel.display import Bundle, code_bundle, error_traceback, inert_bundle
 from codemode_kernel.kernel.host import HostCells
-from codemode_kernel.kernel.magics import MAGICS, Magics, classify
+from codemode_kernel.kernel.magics import MAGICS, Magics, classify, looked_at
 from codemode_kernel.kernel.notebook_channel import NotebookChannel
 from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, Sink
 from codemode_kernel.kernel.session import NotebookSession
@@ -78,6 +78,7 @@ class CellSink:
             self._send("stream", {"name": name, "text": inert_output(text)})
 
     def display(self, bundle: Bundle, *, result: bool = False) -> None:
+        bundle = inert_bundle(bundle)  # its text/plain may be written to a terminal (jupyter console)
         if result:
             self._send("execute_result", {"execution_count": self.count, "data": bundle, "metadata": {}})
         else:
@@ -182,18 +183,24 @@ class CodemodeKernel(IPythonKernel):
     async def _run(self, code: str, sink: Sink, count: int, cell_id: str | None) -> CellOutcome:
         for problem in self.notebook.take_unreported():
             sink.stream(f"Code Mode configuration: {problem}\n", "stderr")
-        for notice in self.notebook.take_notices():
-            sink.stream(f"Code Mode: {notice}\n")
-        if not code.strip():
+        cell = classify(code) if code.strip() else None
+        if cell is None or cell.kind != "host":
+            self._say_notices(sink)
+        if cell is None:
             return CellOutcome()
-        cell = classify(code)
         if cell.kind == "exit":  # as IPython's exit/quit: the console ends its session
             return CellOutcome(payload=[{"source": "ask_exit", "keepkernel": cell.body == "keep"}])
         if cell.kind == "code":
+            target = looked_at(code, [*self.notebook.runtime.connectors])
+            if target is not None:  # `notes`, `help(notes.add_note)`: its description (review 14x M12)
+                return await self.magics.look(target, sink)
             with self._sigint_interrupts():
                 return await self.notebook.run_code(code, sink, count, cell_id=cell_id)
         if cell.kind == "host":
-            return await self.host.run(cell.body, sink, count)
+            outcome = await self.host.run(cell.body, sink, count)
+            # After the cell: a first cell that connects a connector is not told there is none (review 14x L5).
+            self._say_notices(sink)
+            return outcome
         if cell.kind == "magics":
             with self._sigint_interrupts():  # %approve runs a pass
                 return await self.magics.run_lines(cell.lines, sink)
@@ -202,6 +209,10 @@ class CodemodeKernel(IPythonKernel):
         tb = error_traceback("UsageError", cell.body, code=None, line=None, count=None)
         sink.error("UsageError", cell.body, tb)
         return CellOutcome.failed("UsageError", cell.body, tb)
+
+    def _say_notices(self, sink: Sink) -> None:
+        for notice in self.notebook.take_notices():
+            sink.stream(f"Code Mode: {notice}\n")
 
     # -- stop on error ---------------------------------------------------------------------------
     # ipykernel 7.4 sends an error's execute_reply first and only then starts aborting the
@@ -286,11 +297,11 @@ class CodemodeKernel(IPythonKernel):
             except LookupError:
                 return reply
             title = f"{out.path}" + (" (requires approval)" if out.requires_approval else "")
-            reply.update(found=True, data=code_bundle(out.types, title=title))
+            reply.update(found=True, data=inert_bundle(code_bundle(out.types, title=title)))
             return reply
         text = inspect_local(token, names)
         if text is not None:
-            reply.update(found=True, data={"text/plain": text})
+            reply.update(found=True, data=inert_bundle({"text/plain": text}))
         return reply
 
     async def do_is_complete(self, code: str) -> dict[str, Any]:  # type: ignore[override]

@@ -13,18 +13,20 @@ from __future__ import annotations
 import ast
 import re
 import shlex
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from codemode_kernel.commands import Command, find_magic, magic_groups
+from codemode_kernel.commands import Command, door_text, find_magic, magic_groups
 from codemode_kernel.errors import CodemodeError, UsageError
+from codemode_kernel.journal_files import shown_store
 from codemode_kernel.kernel.display import (
     cell_text,
     code_bundle,
     error_parts,
     error_traceback,
+    inert_bundle,
     json_text,
     plain_text,
     result_bundle,
@@ -33,6 +35,7 @@ from codemode_kernel.kernel.display import (
 from codemode_kernel.kernel.notebook_runtime import NO_CONNECTORS_HINT
 from codemode_kernel.kernel.output import CellOutcome, RecordingSink, Sink, Tee
 from codemode_kernel.kernel.session import NotebookSession
+from codemode_kernel.kernel.variables import not_carried_text
 from codemode_kernel.models import STEP_CONNECTOR
 from codemode_kernel.wording import sentence
 
@@ -87,6 +90,30 @@ def classify(source: str) -> Cell:
     return Cell("code", source)
 
 
+def looked_at(source: str, connectors: Sequence[str]) -> str | None:
+    """The connector (or ``connector.method``) a cell only looks at: ``notes``, ``notes.add_note``,
+    ``help(notes.add_note)``, ``dir(notes)``. Such a cell makes no call; evaluating a connector is a
+    codec error about an internal type and ``help``/``dir`` are not in the sandbox, so the kernel shows
+    the description instead (review 14x M12). ``None`` for any other cell."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return None
+    node = tree.body[0].value
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("help", "dir")
+            and len(node.args) == 1 and not node.keywords):
+        node = node.args[0]
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in connectors or len(parts) > 1:
+        return None
+    return ".".join([node.id, *parts])
+
+
 Handler = Callable[["Magics", dict[str, Any], Sink], Awaitable[CellOutcome | None]]
 
 
@@ -99,7 +126,8 @@ class Magic:
     @property
     def usage(self) -> str:
         first, *others = [c.magic_usage() for c in self.commands]
-        return " | ".join([first, *(u.split(" ", 2)[-1] for u in others)])
+        # "%snippet delete NAME" goes on as "delete NAME": the action word stays (review 14x M4).
+        return " | ".join([first, *(u.split(" ", 1)[-1] for u in others)])
 
     @property
     def help(self) -> str:
@@ -158,9 +186,20 @@ class Magics:
             if command.execution_argument is not None and values.get("execution") is not None:
                 values["execution"] = await self.session.resolve(values["execution"], command.purpose or "")
             outcome = await _HANDLERS[command.name](self, values, sink)
-        except (CodemodeError, LookupError) as exc:
-            return _fail(sink, type(exc).__name__, str(exc).strip("'\""))
+        except (CodemodeError, LookupError) as exc:  # the library's hints, in the magics' words (review 14x M2)
+            return _fail(sink, type(exc).__name__, door_text(str(exc).strip("'\""), "magic"))
         return outcome or CellOutcome()
+
+    async def look(self, target: str, sink: Sink) -> CellOutcome:
+        """A cell that only looks at a connector or method (:func:`looked_at`): its description, and how
+        to ask for it (review 14x M12)."""
+        try:
+            await _describe(self, {"target": target, "full": False, "page": 1}, sink,
+                            note=f"{target} is described here, not run: %describe {target} (or {target}?) shows "
+                                 "this; a program asks codemode.describe(...)")
+        except (CodemodeError, LookupError) as exc:
+            return _fail(sink, type(exc).__name__, door_text(str(exc).strip("'\""), "magic"))
+        return CellOutcome()
 
     async def help_target(self, target: str, sink: Sink) -> CellOutcome:
         """``github.list_pull_requests?``: ``%describe``, shown in the pager as IPython does."""
@@ -171,7 +210,7 @@ class Magics:
             sink.error(ename, evalue, tb)
             return outcome
         bundle = next(value for kind, value in captured.outputs if kind == "display")
-        return CellOutcome(payload=[{"source": "page", "data": bundle, "start": 0}])
+        return CellOutcome(payload=[{"source": "page", "data": inert_bundle(bundle), "start": 0}])
 
 
 def _fail(sink: Sink, ename: str, evalue: str) -> CellOutcome:
@@ -202,7 +241,8 @@ async def _help(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     rows.append(["%%host", "", "Run trusted host Python (first line of a cell); connect(connector) adds a "
                                "connector, disconnect(name) removes it; runtime and session are defined."])
     rows.append(["name?", "", "Same as %describe name (e.g. github.list_pull_requests?)."])
-    bundle = table_bundle(["magic", "arguments", "what it does"], rows)
+    # Whole in text/plain too: a console or a headless run has no tooltip to read the rest (review 14x M4).
+    bundle = table_bundle(["magic", "arguments", "what it does"], rows, width=None)
     bundle["text/plain"] = ("Code Mode magics (every cell without them is a durable Code Mode pass):\n"
                             + bundle["text/plain"])
     sink.display(bundle)
@@ -228,10 +268,11 @@ async def _connectors(m: Magics, v: dict[str, Any], sink: Sink) -> None:
         empty = "No connector is usable: each one has a problem (listed below). Fix them and run %reload."
     else:
         empty = "No connectors yet."
-    sink.display(table_bundle(["connector", "kind", "methods", "needs approval", "hint"], rows, empty=empty))
+    sink.display(table_bundle(["connector", "kind", "methods", "needs approval", "hint"], rows, empty=empty,
+                              width=None))
     if not rows and not problems:
         sink.stream(NO_CONNECTORS_HINT.removeprefix("No connectors yet: ") + "\n")
-    lines = [f"Configuration: {session.config.label}", f"Store: {session.store_url}"]
+    lines = [f"Configuration: {session.config.label}", f"Store: {shown_store(session.store_url)}"]
     sink.stream("\n".join(lines) + "\n")
     if problems:
         sink.stream("Problems:\n" + "".join(f"  {p}\n" for p in problems), "stderr")
@@ -248,13 +289,19 @@ async def _search(m: Magics, v: dict[str, Any], sink: Sink) -> None:
                               empty=f"Nothing matches {query!r}. %connectors lists every method."))
 
 
-async def _describe(m: Magics, v: dict[str, Any], sink: Sink) -> None:
-    out = await m.session.runtime.describe(v["target"])
+async def _describe(m: Magics, v: dict[str, Any], sink: Sink, *, note: str = "") -> None:
+    out = await m.session.runtime.describe(v["target"], full=bool(v.get("full")), page=v.get("page") or 1)
     title = f"{out.kind} {out.path}" + (" — requires approval" if out.requires_approval else "")
-    sink.display(code_bundle(out.types, title=title))
+    title += f" ({note})" if note else ""
+    # The answer's hints are written for a program; here they name the magic (review 14x M3).
+    sink.display(code_bundle(door_text(out.types, "magic", path=out.path), title=title))
 
 
 async def _executions(m: Magics, v: dict[str, Any], sink: Sink) -> None:
+    if v["limit"] == 0:  # asks for none: say so, never "no executions yet" (review 14x L1)
+        total = len(await m.session.runtime.executions())
+        sink.stream(f"0 of {total} execution(s) shown: %executions N shows the newest N.\n")
+        return
     states = await m.session.runtime.executions(limit=v["limit"])
     rows = [[s.id, s.status, _when(s.created_at), s.passes, len([e for e in s.log if e.connector != STEP_CONNECTOR]),
              _first_line(s.code)] for s in states]
@@ -285,7 +332,9 @@ async def _pending(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     actions = await m.session.runtime.pending(v["execution"])
     rows = [[a.execution_id, a.seq, f"{a.connector}.{a.method}", json_text(a.args, indent=None, reveal=True)]
             for a in actions]
-    bundle = table_bundle(["execution", "seq", "call", "args"], rows, empty="Nothing is waiting for approval.")
+    # Whole in text/plain too: the approval summary sends a console here to read a call it cut.
+    bundle = table_bundle(["execution", "seq", "call", "args"], rows, empty="Nothing is waiting for approval.",
+                          width=None)
     if actions:
         bundle["text/plain"] += ("\nApprove with %approve <execution> <seq> (that call only) or %approve last; reject "
                                  "with %reject <execution>.")
@@ -345,7 +394,14 @@ async def _rollback(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
 
 async def _save_snippet(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     eid = v["execution"]
+    before = next((s for s in await m.session.runtime.snippets() if s.name == v["name"]), None)
     snippet = await m.session.save_snippet(v["name"], eid, v["description"])
+    if before is not None:  # replaced: say what was there (review 14x M1, the magic's side)
+        was = f"execution {before.execution_id}" if before.execution_id else "an earlier execution"
+        sink.stream(f"Replaced snippet {snippet.name!r} (it was from {was}"
+                    + (f": {before.description}" if before.description else "") + f") with execution {eid}'s code. "
+                    f"Run it in a cell with codemode.run({snippet.name!r}, input).\n")
+        return
     sink.stream(f"Saved snippet {snippet.name!r} from execution {eid}. Run it in a cell with "
                 f"codemode.run({snippet.name!r}, input); the code sees the value as `input`.\n")
 
@@ -401,7 +457,7 @@ async def _store(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     for s in states:
         counts[s.status] = counts.get(s.status, 0) + 1
     snippets = await session.runtime.snippets()
-    lines = [f"Store: {session.store_url}", f"Runtime name: {session.runtime.name}",
+    lines = [f"Store: {shown_store(session.store_url)}", f"Runtime name: {session.runtime.name}",
              f"Configuration: {session.config.label}",
              f"Executions: {len(states)}" + (" (" + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + ")"
                                              if counts else ""),
@@ -414,6 +470,11 @@ async def _reload(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
     m.session.take_unreported()
     catalog = await m.session.runtime.catalog()
     names = ", ".join(f"{n} ({len(ms)} methods)" for n, ms in sorted(catalog.methods.items())) or "none"
+    if m.session.kept_last_good:  # the file could not be read: nothing was reloaded (review 14x L4)
+        text = "\n".join(str(p) for p in problems)
+        return _fail(sink, "ConfigurationError", f"{text}\n{m.session.config.label} could not be read, so nothing was "
+                     f"reloaded; still using the connectors from the last good read: {names}. Fix the file and "
+                     "run %reload again.")
     sink.stream(f"Reloaded {m.session.config.label}. Connectors: {names}.\n")
     if problems or m.session.runtime_problems:
         text = "\n".join([str(p) for p in problems] + m.session.runtime_problems)
@@ -426,6 +487,9 @@ async def _vars(m: Magics, v: dict[str, Any], sink: Sink) -> None:
             for name, value in sorted(m.session.variables.items())]
     sink.display(table_bundle(["name", "type", "value"], rows,
                               empty="No names are carried over yet: assign in a cell (x = ...) and it is."))
+    missed = {n: why for n, why in m.session.variables.not_carried.items() if n not in m.session.variables}
+    if missed:
+        sink.stream(not_carried_text(missed) + "\n")
 
 
 async def _reset(m: Magics, v: dict[str, Any], sink: Sink) -> None:

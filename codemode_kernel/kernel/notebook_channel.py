@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
+from codemode_kernel.journal_files import shown_store
 from codemode_kernel.kernel.notebook_runtime import NotebookRuntime
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,7 @@ class NotebookChannel:
             "type": "journal",
             "path": path,
             "journal_id": journal.journal_id if journal is not None else None,
-            "journal": str(journal.path) if journal is not None else self.session.store_url,
+            "journal": str(journal.path) if journal is not None else shown_store(self.session.store_url),
             "note": note,
         })
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import importlib
 import logging
 import os
@@ -57,6 +58,12 @@ NO_CONNECTORS_HINT = (
 )
 
 
+def _unreadable(config: CodemodeConfig) -> bool:
+    """The configuration file could not be read or parsed at all (its problem is about the whole file)."""
+    return config.source is not None and any(
+        not p.key and p.problem.startswith(("is not valid TOML", "cannot be read")) for p in config.problems)
+
+
 class NotebookRuntime:
     """Configuration and runtime lifecycle of one notebook (the base of :class:`~.session.NotebookSession`)."""
 
@@ -70,6 +77,8 @@ class NotebookRuntime:
         self.config: CodemodeConfig = CodemodeConfig(source=None, base_dir=self.folder)
         self.host_connectors: dict[str, Connector] = {}
         self.runtime_problems: list[str] = []
+        #: The last load could not read the file and kept the configuration read before it.
+        self.kept_last_good = False
         self.unreported: list[str] = []
         self.notices: list[str] = []  # said once, in the next cell's output (not problems)
         self.journal: Located | None = None  # the notebook's own journal file (None: not located yet)
@@ -85,7 +94,18 @@ class NotebookRuntime:
     def load(self, *, reload_modules: bool = False) -> tuple[ConfigProblem, ...]:
         """(Re)read the configuration; the runtime is rebuilt on next use."""
         first = self.config.source is None and not self.config.problems and not reload_modules
-        self.config = load_config(self.folder, env=self.env, reload_modules=reload_modules)
+        fresh = load_config(self.folder, env=self.env, reload_modules=reload_modules)
+        self.kept_last_good = False
+        if _unreadable(fresh) and self.config.source is not None and self.config.source == fresh.source \
+                and (self.config.connectors or self.host_connectors) and not first:
+            # A file saved half-edited (an open bracket) is read as no configuration at all: keep the
+            # configuration that worked and say so, rather than drop every connector (review 14x L4).
+            # The runtime is not rebuilt: nothing it was built from changed.
+            self.kept_last_good = True
+            self.config = dataclasses.replace(self.config, problems=fresh.problems)
+            self.unreported = [str(p) for p in fresh.problems]
+            return fresh.problems
+        self.config = fresh
         for p in self.config.problems:
             # Debug, not warning: in a kernel, logging goes to the running cell's stderr, and the
             # cells show each problem once themselves (%reload printed them twice, issue 16).

@@ -4,10 +4,20 @@ A pass runs in a fresh worker, so nothing survives between cells by itself. The 
 returns the serializable top-level names a completed pass assigned (``capture_variables``)
 and records the names a pass was given as that execution's inputs, so a replay sees the
 same values. ``%vars`` lists the carried names and ``%reset`` forgets them.
+
+A name the cell assigns but the runtime does not return (a function, a class, an import, a
+set, a value over the stored-value limit) is not carried: the cell that assigned it says so
+in one line, and a later cell's NameError for it says it was not carried and why (review 14x
+H5). Which names a cell assigns is read from its code (top-level statements that always run:
+not the bodies of ``if``, loops or ``except``, so a branch not taken is never reported); the
+reason comes from the code too (``def``, ``class``, ``import``, a set or generator expression),
+else it is the general one.
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
@@ -20,20 +30,28 @@ class CarriedVariables(MutableMapping[str, Any]):
 
     def __init__(self) -> None:
         self._values: dict[str, Any] = {}
+        #: Names an earlier cell assigned but could not carry, with why (for a later NameError).
+        self.not_carried: dict[str, str] = {}
 
     def given(self) -> dict[str, Any]:
         """A copy for the next pass: the names it starts with (and its recorded inputs)."""
         return dict(self._values)
 
-    def carry(self, out: Mapping[str, Any], given: Mapping[str, Any]) -> None:
-        """Take the names a completed pass assigned (``out["variables"]``, codec-encoded).
+    def carry(self, out: Mapping[str, Any], given: Mapping[str, Any], code: str = "") -> dict[str, str]:
+        """Take the names a completed pass assigned (``out["variables"]``, codec-encoded); return the
+        names ``code`` assigns that are not carried, each with why (the cell says them).
 
         Only names the cell *changed* are taken: a cell approved long after it paused must not
         put back the old values it was given while later cells have moved on.
         """
         variables = out.get("variables")
         if not isinstance(variables, dict):
-            return
+            return {}
+        missed = {name: why for name, why in assigned_names(code).items()
+                  if name not in variables and not name.startswith("_")}
+        for name in variables:
+            self.not_carried.pop(name, None)
+        self.not_carried.update(missed)
         for name in given:
             if name not in variables:
                 self._values.pop(name, None)  # deleted by the cell, or no longer serializable
@@ -43,6 +61,16 @@ class CarriedVariables(MutableMapping[str, Any]):
             if name in given and codec.is_encodable(given[name]) and codec.encode(given[name]) == encoded:
                 continue
             self._values[name] = codec.decode(encoded)
+        return missed
+
+    def explain(self, ename: str, evalue: str) -> str:
+        """A NameError's text, saying so when the name was assigned in an earlier cell but not carried."""
+        match = _NAME_ERROR.match(evalue) if ename == "NameError" else None
+        if match is None or match.group(1) not in self.not_carried:
+            return evalue
+        name = match.group(1)
+        return (f"name {name!r} is not defined: an earlier cell assigned it, but it was not carried over to later "
+                f"cells ({self.not_carried[name]})." + evalue[match.end():])
 
     def __getitem__(self, name: str) -> Any:
         return self._values[name]
@@ -61,3 +89,79 @@ class CarriedVariables(MutableMapping[str, Any]):
 
     def __repr__(self) -> str:
         return f"CarriedVariables({self._values!r})"
+
+
+_NAME_ERROR = re.compile(r"name '([A-Za-z_][A-Za-z0-9_]*)' is not defined\.?")
+_REASONS = {
+    "function": "a function: define it in the cell that uses it",
+    "class": "a class: define it in the cell that uses it",
+    "import": "an import: import it in the cell that uses it",
+    "set": "a set: carry a list instead, e.g. sorted(...)",
+    "generator": "a generator: carry a list instead, e.g. list(...)",
+    "": (f"its value is not plain data (a set, a function, an object) or is over "
+         f"{codec.MAX_VALUE_CHARS:,} characters as JSON"),
+}
+
+
+def not_carried_text(missed: Mapping[str, str]) -> str:
+    """The one line a cell shows for the names it assigned but could not carry."""
+    return "Not carried to later cells: " + "; ".join(f"{name} ({why})" for name, why in missed.items()) + "."
+
+
+def assigned_names(code: str) -> dict[str, str]:
+    """The top-level names ``code`` surely assigns, each with why it would not be carried if it is not.
+
+    Only statements that always run are read (the cell's top level, ``with`` bodies, ``try``
+    bodies and ``finally``); a later ``del`` forgets a name."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return {}
+    found: dict[str, str] = {}
+    _statements(tree.body, found)
+    return {name: _REASONS[kind] for name, kind in found.items()}
+
+
+def _statements(body: list[ast.stmt], found: dict[str, str]) -> None:
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            found[stmt.name] = "function"
+        elif isinstance(stmt, ast.ClassDef):
+            found[stmt.name] = "class"
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            for alias in stmt.names:
+                if alias.name != "*":
+                    found[alias.asname or alias.name.split(".")[0]] = "import"
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                _target(target, stmt.value, found)
+        elif isinstance(stmt, ast.AnnAssign | ast.AugAssign) and stmt.value is not None:
+            _target(stmt.target, stmt.value, found)
+        elif isinstance(stmt, ast.Delete):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    found.pop(target.id, None)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            _statements(stmt.body, found)
+        elif isinstance(stmt, ast.Try):
+            _statements(stmt.body, found)
+            _statements(stmt.finalbody, found)
+
+
+def _target(target: ast.expr, value: ast.expr | None, found: dict[str, str]) -> None:
+    if isinstance(target, ast.Name):
+        found[target.id] = _kind(value)
+    elif isinstance(target, ast.Tuple | ast.List):
+        for item in target.elts:
+            _target(item.value if isinstance(item, ast.Starred) else item, None, found)
+
+
+def _kind(value: ast.expr | None) -> str:
+    if isinstance(value, ast.Lambda):
+        return "function"
+    if isinstance(value, ast.Set | ast.SetComp) or (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("set", "frozenset")):
+        return "set"
+    if isinstance(value, ast.GeneratorExp):
+        return "generator"
+    return ""

@@ -73,7 +73,6 @@ def _completed_write(project: Path, capsys: pytest.CaptureFixture[str]) -> str:
     return eid
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: codemode --json run that pauses and resumes prints two JSON texts")
 def test_json_run_that_was_approved_prints_one_json_document(project: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     """`--json run --approve yes` (or an answered prompt) prints one parseable document, the outcome."""
@@ -83,7 +82,6 @@ def test_json_run_that_was_approved_prints_one_json_document(project: Path,
     assert answer["status"] == "completed" and answer["result"] == 1
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: codemode --json rollback prints text, not JSON")
 def test_json_rollback_prints_json(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     eid = _completed_write(project, capsys)
     rc, out, _ = _cli(project, capsys, "--json", "rollback", eid)
@@ -92,7 +90,6 @@ def test_json_rollback_prints_json(project: Path, capsys: pytest.CaptureFixture[
     assert "rolled_back" in json.dumps(answer)
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: codemode --json reject prints text, not JSON")
 def test_json_reject_prints_json(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = _cli(project, capsys, "--json", "run", "--approve", "no", str(project / "write.py"))
     eid = json.loads(out)["execution_id"]
@@ -101,7 +98,6 @@ def test_json_reject_prints_json(project: Path, capsys: pytest.CaptureFixture[st
     json.loads(out)  # today: "rejected"
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: codemode rollback of nothing revertible prints 'ID: completed'")
 def test_rollback_says_when_there_is_nothing_to_revert(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """As the kernel's %rollback: the person learns that nothing was undone."""
     rc, out, _ = _cli(project, capsys, "run", str(project / "read.py"))
@@ -110,7 +106,6 @@ def test_rollback_says_when_there_is_nothing_to_revert(project: Path, capsys: py
     assert "nothing" in (out + err).lower(), (out, err)
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: CLI errors point at runtime.executions() / %executions")
 def test_an_unknown_execution_points_at_the_command(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, _, err = _cli(project, capsys, "show", "01NOPE")
     assert rc == 1
@@ -118,7 +113,6 @@ def test_an_unknown_execution_points_at_the_command(project: Path, capsys: pytes
     assert "codemode executions" in err, err
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: codemode describe of a miss points at codemode.search(...)")
 def test_an_unknown_describe_target_points_at_the_command(project: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     rc, _, err = _cli(project, capsys, "describe", "tasks.add_tsk")
@@ -126,7 +120,6 @@ def test_an_unknown_describe_target_points_at_the_command(project: Path,
     assert "codemode search" in err, err
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: codemode describe cannot follow its own 'full=True' hint")
 def test_describe_offers_what_its_answer_points_at(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The compact answer says `# describe more: full=True`; the command has a way to ask for it."""
     rc, out, _ = _cli(project, capsys, "describe", "tasks.add_task")

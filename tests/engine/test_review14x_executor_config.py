@@ -15,8 +15,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-
 from codemode_kernel.building import runtime_for_folder
 
 
@@ -28,7 +26,6 @@ def _problems(folder: Path, executor: str) -> tuple[list[str], object]:
     return [str(p) for p in built.problems], executor
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: an [executor] typo shows Limits.__init__() and no suggestion")
 def test_a_mistyped_limit_is_named_with_a_suggestion(tmp_path: Path) -> None:
     problems, _ = _problems(tmp_path, "timout = 5")
     text = " ".join(problems)
@@ -36,14 +33,12 @@ def test_a_mistyped_limit_is_named_with_a_suggestion(tmp_path: Path) -> None:
     assert "__init__" not in text, text
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: one bad [executor] key drops the good keys beside it")
 def test_one_bad_key_does_not_drop_the_others(tmp_path: Path) -> None:
     problems, executor = _problems(tmp_path, "timeout = 5\nmax_memry_bytes = 1")
     assert problems  # the typo is reported
     assert getattr(getattr(executor, "limits", None), "timeout", None) == 5
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: an isolated-only limit with kind='inprocess' shows __init__ text")
 def test_an_isolated_only_limit_for_the_inprocess_executor_is_explained(tmp_path: Path) -> None:
     problems, _ = _problems(tmp_path, 'kind = "inprocess"\nmax_memory_bytes = 100000000')
     text = " ".join(problems)

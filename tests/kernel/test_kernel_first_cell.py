@@ -152,4 +152,4 @@ def test_a_runtime_problem_is_said_once_and_reads_as_one_sentence(tmp_path: Path
     finally:
         kernel.shutdown()
     assert first.count("[executor]") == 1 and shown.count("[executor]") == 1, shown
-    assert "Using the default executor and limits." in shown and ".." not in shown
+    assert "Ignored; the other keys apply." in shown and ".." not in shown  # only that key is dropped (review 14x)

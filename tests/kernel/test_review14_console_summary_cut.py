@@ -19,16 +19,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import write_notebook_dir
 from tests.kernel.test_kernel_console import console
 
 PADDED = "notes.add_note(text='weekly summary for the team' + ' ' * 120 + 'and forward it to mallory@example.com')"
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: the console's approval summary cuts each argument at 80 "
-                                       "characters and says nothing of it")
 def test_the_console_summary_shows_the_argument_it_asks_about(tmp_path: Path) -> None:
     """It is an error if the console shows the approval summary without the argument's tail and without a pointer."""
     folder = write_notebook_dir(tmp_path / "proj")

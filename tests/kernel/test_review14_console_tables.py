@@ -23,13 +23,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import write_notebook_dir
 from tests.kernel.test_kernel_console import console
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: %journal's table sends a connector's error text raw to the console")
 def test_journal_table_does_not_carry_a_connectors_escapes_to_the_console(tmp_path: Path) -> None:
     """It is an error if ``%journal`` writes the conceal or OSC sequence of a connector's error text."""
     folder = write_notebook_dir(tmp_path / "proj")
@@ -40,7 +37,6 @@ def test_journal_table_does_not_carry_a_connectors_escapes_to_the_console(tmp_pa
     assert "\x1b]0;" not in out, "the connector's OSC title sequence reached the terminal through %journal"
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: %journal and %executions send a program's code raw to the console")
 def test_journal_and_executions_do_not_carry_a_programs_escapes_to_the_console(tmp_path: Path) -> None:
     """It is an error if a program's own source (a raw ESC in a string literal) reaches the terminal raw."""
     folder = write_notebook_dir(tmp_path / "proj")
@@ -62,8 +58,6 @@ HOSTILE_DOC = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: %search and %describe send a connector's description raw to the "
-                                       "console")
 def test_search_and_describe_do_not_carry_a_documents_escapes_to_the_console(tmp_path: Path) -> None:
     """It is an error if an OpenAPI document's description (a remote document's host writes it) reaches the
     console's terminal with its conceal or OSC sequence through ``%search`` or ``%describe``."""

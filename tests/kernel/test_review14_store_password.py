@@ -23,8 +23,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, write_notebook_dir
 
 PASSWORD = "S3cretPw-review14"
@@ -32,8 +30,6 @@ PASSWORD = "S3cretPw-review14"
 STORE = f"postgresql+psycopg://analyst:{PASSWORD}@127.0.0.1:1/codemode"
 
 
-@pytest.mark.xfail(strict=True, reason="review 14: %connectors, %store and the store problem print the store "
-                                       "URL's password")
 def test_no_kernel_output_carries_the_store_password(tmp_path: Path) -> None:
     """It is an error if any IOPub message of %connectors or %store holds the store URL's password."""
     folder = write_notebook_dir(tmp_path / "proj")

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 CONNECT = '''%%host
@@ -23,7 +21,6 @@ connect(ToolSetConnector([add], name="calc"))
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: 'Connected' then 'No connectors yet' in the same first cell")
 def test_a_first_cell_that_connects_is_not_told_there_are_none(tmp_path: Path) -> None:
     folder = tmp_path / "empty"
     folder.mkdir()

@@ -26,7 +26,6 @@ def _said(kernel: Kernel, code: str) -> str:
     return (run.error["evalue"] if run.error else "") + shown + str((run.result or {}).get("text/plain", ""))
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: evaluating a connector is a CodecError about 'ConnectorProxy'")
 @pytest.mark.parametrize("code", ["notes", "notes.add_note"])
 def test_evaluating_a_connector_points_at_its_description(shared_kernel: Kernel, code: str) -> None:
     said = _said(shared_kernel, code)
@@ -34,7 +33,6 @@ def test_evaluating_a_connector_points_at_its_description(shared_kernel: Kernel,
     assert "add_note" in said and ("describe" in said or "?" in said), said
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: help()/dir() are a bare NameError")
 @pytest.mark.parametrize("code", ["help(notes.add_note)", "dir(notes)"])
 def test_help_and_dir_point_at_describe(shared_kernel: Kernel, code: str) -> None:
     said = _said(shared_kernel, code)

@@ -13,8 +13,6 @@ a headless run show):
 
 from __future__ import annotations
 
-import pytest
-
 from codemode_kernel.commands import COMMANDS
 from tests.kernel.kernel_harness import Kernel
 
@@ -24,7 +22,6 @@ def _plain(kernel: Kernel, code: str) -> str:
     return "\n".join(str(c["data"].get("text/plain", "")) for c in run.of("display_data")) + run.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: %snippet's usage says '| NAME | NAME' (delete/show lost)")
 def test_snippet_usage_names_its_actions(shared_kernel: Kernel) -> None:
     run = shared_kernel.execute("%snippet")
     assert run.status == "error" and run.error is not None
@@ -34,7 +31,6 @@ def test_snippet_usage_names_its_actions(shared_kernel: Kernel) -> None:
     assert "delete NAME" in listing and "show NAME" in listing, listing
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: %help's text/plain cuts each explanation at 60 characters")
 def test_help_text_says_each_magic_in_full(shared_kernel: Kernel) -> None:
     listing = " ".join(_plain(shared_kernel, "%help").split())
     for command in COMMANDS:
@@ -42,14 +38,12 @@ def test_help_text_says_each_magic_in_full(shared_kernel: Kernel) -> None:
             assert " ".join(command.help.split()) in listing, (command.help, listing)
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: %describe cannot ask for full=True, which its answer points at")
 def test_describe_takes_the_full_option(shared_kernel: Kernel) -> None:
     run = shared_kernel.execute("%describe notes.add_note --full")
     assert run.status == "ok", run.error
     assert "def add_note(" in _plain(shared_kernel, "%describe notes.add_note --full")
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: %executions 0 says 'No executions yet' when there are some")
 def test_executions_zero_does_not_deny_history(shared_kernel: Kernel) -> None:
     shared_kernel.ok("1 + 1")
     text = _plain(shared_kernel, "%executions 0")

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: %reload of a file that does not parse drops every connector")
 def test_a_reload_that_cannot_read_the_file_keeps_the_working_connectors(kernel: Kernel, notebook_dir: Path) -> None:
     kernel.ok("notes.list_notes()")
     toml = notebook_dir / "codemode.toml"

@@ -32,7 +32,6 @@ def test_running_an_unknown_snippet_fails_the_program(shared_kernel: Kernel) -> 
     assert run.error is not None and "r14x_cuont" in run.error["evalue"]
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: %snippet save over an existing name replaces it silently")
 def test_saving_over_a_snippet_says_so(shared_kernel: Kernel) -> None:
     _saved(shared_kernel, "r14x_keep", "The first version")
     shared_kernel.ok("40 + 2")
