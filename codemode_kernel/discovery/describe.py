@@ -36,6 +36,7 @@ from codemode_kernel.discovery.stub_text import comment, docstring, is_identifie
 from codemode_kernel.discovery.stubs import method_stub, type_declarations
 from codemode_kernel.discovery.text import words
 from codemode_kernel.models import DescribeOutput
+from codemode_kernel.wording import sentence
 
 __all__ = ["COMPACT_CAP", "DETAIL_CAP", "FULL_CAP", "PAGE_SIZE", "describe_target", "not_found_message"]
 
@@ -176,7 +177,7 @@ def _compact_method(m: Method, shared: Mapping[str, str]) -> tuple[str, bool]:
     long_text = summary_line(t.description, 10_000) != (t.description or "").strip()
     # Detail levels, richest first: the first that fits the cap is used. Optional arguments
     # are named in the signature; their docs are one drill-down away (full=True).
-    summary += APPROVAL_NOTE if t.requires_approval else ""
+    summary = sentence(summary) + APPROVAL_NOTE if t.requires_approval else summary
     levels = (("required", True), ("none", True), ("none", False))
     for docs, keep_optional in levels:
         shrunk = _shrink_input(m, schema, props, required, docs, keep_optional, shared)

@@ -799,10 +799,10 @@ class SearchDocument:
     result_schema: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
-def summary_line(description: str, limit: int = _SUMMARY_CHARS) -> str:
-    """The first line of a description as plain text, at most ``limit`` characters."""
+def summary_line(description: str, limit: int = _SUMMARY_CHARS, *, tidy: bool = True) -> str:
+    """The first line of a description as plain text, at most ``limit`` characters (``tidy``: see :func:`plain`)."""
     for line in (description or "").splitlines():
-        text = plain(line)
+        text = plain(line, tidy=tidy)
         if text and not text.startswith("HTTP: "):
             return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
     return ""
@@ -821,7 +821,7 @@ def method_document(m: Method) -> SearchDocument:
     """The searchable fields of a catalog method."""
     description = m.tool.description or ""
     http = _HTTP_LINE.search(description)
-    summary = summary_line(description, 400)
+    summary = summary_line(description, 400, tidy=False)  # the index's text, as tuned
     rest = _HTTP_LINE.sub(" ", description)
     first = rest.find(summary[:40]) if summary else -1
     body = rest[first + len(summary):] if first >= 0 else rest
@@ -830,7 +830,7 @@ def method_document(m: Method) -> SearchDocument:
     required = schema.get("required") if isinstance(schema, Mapping) else None
     return SearchDocument(
         key=m.path, connector=m.connector, name=m.name, summary=summary,
-        body=" ".join(plain(body).split()[:_BODY_WORDS]),
+        body=" ".join(plain(body, tidy=False).split()[:_BODY_WORDS]),
         http_method=http.group(1) if http else "", http_path=http.group(2) if http else "",
         params=tuple(str(k) for k in props) if isinstance(props, Mapping) else (),
         returns=result_text(m.tool.output_schema),
@@ -962,7 +962,8 @@ def _page_items(node: Mapping[str, Any]) -> object | None:
 def snippet_document(name: str, description: str, code: str = "") -> SearchDocument:
     """The searchable fields of a saved snippet (its key is ``snippet:<name>``)."""
     return SearchDocument(key=f"snippet:{name}", connector="codemode", name=name,
-                          summary=summary_line(description, 400), body=" ".join(plain(description).split()[:60]),
+                          summary=summary_line(description, 400, tidy=False),
+                          body=" ".join(plain(description, tidy=False).split()[:60]),
                           params=tuple(sorted(set(re.findall(r"[A-Za-z_]\w+", code)))[:40]), kind="snippet")
 
 

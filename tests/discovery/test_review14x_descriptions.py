@@ -42,14 +42,12 @@ async def rt() -> AsyncIterator[CodemodeRuntime]:
         yield runtime
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: 'Create a pet Needs approval.' (no full stop after the summary)")
 async def test_the_approval_note_follows_a_full_sentence(rt: CodemodeRuntime) -> None:
     out = await rt.describe("pets.createPet")
     assert "Create a pet Needs approval" not in out.types, out.types
     assert "Create a pet. Needs approval." in out.types, out.types
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a backquoted word leaves a space before the comma ('tag , only')")
 async def test_a_backquoted_word_keeps_its_punctuation(rt: CodemodeRuntime) -> None:
     found = await rt.search("list notes")
     first = found.results[0]
