@@ -184,6 +184,8 @@ class PassState:
     # it said it did (known from its first call or step; it must not change afterwards).
     local_plan: int = 0
     locally_replayed: int | None = None
+    # The call made and not yet answered (its seq and path): a pass stopped meanwhile names it (review 14x, M9).
+    running: tuple[int, str] | None = None
 
     @property
     def ended(self) -> bool:
@@ -497,6 +499,7 @@ class PassHandler:
         self.flush()
 
     def _finish_entry(self, seq: int, entry_state: str, *, result: str | None = None, error: str | None = None) -> None:
+        self._call_answered(seq)
         self._check_owner()
         if self._reopen is None:
             self.journal.finish_entry(self.state.execution_id, seq, entry_state, result=result, error=error)
@@ -511,8 +514,14 @@ class PassHandler:
         """Keep call ``seq``'s outcome for the next call's commit, or the timer's (module docstring)."""
         self._keep(Outcome(seq, entry_state, result, error), asyncio.get_running_loop().time())
 
+    def _call_answered(self, seq: int) -> None:
+        running = self.state.running
+        if running is not None and running[0] == seq:
+            self.state.running = None
+
     def _keep(self, outcome: Outcome, at: float, *, arm: bool = True) -> None:
         """Keep ``outcome`` (answered at loop time ``at``, or later) until a commit takes it."""
+        self._call_answered(outcome.seq)
         self._commit()  # an earlier one still here (a replayed call came between): it is not kept longer
         self._unsaved = outcome
         self._unsaved_at = at
@@ -615,6 +624,7 @@ class PassHandler:
                                             "executing", pass_number=state.pass_number):
                     return self.fail("InvalidStateError",
                                      f"call #{seq} ({method.path}) was already taken by another approval")
+                state.running = (seq, method.path)
                 return await self._run(method, args, seq, record=True, facts=facts)
             if entry.state == "executing" and _unknown_outcome(entry.error):
                 return {"raise": _parse_error(entry.error)}  # as the pass that made it raised (review 14, H5)
@@ -629,6 +639,7 @@ class PassHandler:
             state.paused_seq = seq
             return {"abort": state.end_message()}
         self._insert(seq, method, canonical, "executing")
+        state.running = (seq, method.path)
         if sink is not None and not facts.is_async:
             return self._hand_off(method, args, seq, sink)
         return await self._run(method, args, seq, record=True, facts=facts)
@@ -893,10 +904,12 @@ class PassHandler:
             return self.fail("ReplayDivergence", str(exc))
         except Exception as exc:
             return self._host_error(request, exc)
+        state.running = (seq, method.path)
         return method, args, seq, ExecutionContext(state.execution_id, seq, method.connector, method.name)
 
     def _keep_here(self, outcome: Outcome, at: float) -> None:
         """Keep ``outcome`` for the next mark's commit (the holding thread: no timer; it commits it itself)."""
+        self._call_answered(outcome.seq)
         self._commit()
         self._unsaved = outcome
         self._unsaved_at = at

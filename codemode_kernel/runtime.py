@@ -729,6 +729,11 @@ class CodemodeRuntime:
                       traceback: str, folded: PassStart | None = None, *, code: str = "") -> dict[str, Any]:
         """The pass failed (the host decided it, or the sandbox reported an error)."""
         text = codec.storable_text(f"{error_type}: {message}" + (f" (line {lineno})" if lineno else ""))
+        if state.running is not None and error_type in _STOPPED:  # the call outlives its pass (review 14x, M9)
+            seq, path = state.running
+            text = (f"{sentence(text)} Call #{seq} ({path}) was running when the pass stopped: it was not stopped and "
+                    "may still take effect; the journal records its outcome when it ends. Look at the journal "
+                    "before you send it again.")
         # Only when the program names an unavailable connector: on any other failure the note buried the
         # program's own error (review 14x, M5). The reasons are for the author (%connectors), not the model.
         named = {n: why for n, why in catalog.unavailable.items() if re.search(rf"\b{re.escape(n)}\b", code)}
@@ -1096,6 +1101,9 @@ def _error_output(execution_id: str, error_type: str, message: str, logs: Sequen
 
 
 MAX_ERROR_CHARS = 100_000
+#: Pass errors that stop a pass from outside while a connector call may still run on the host.
+_STOPPED = frozenset({"Timeout", "Interrupted", "WorkerCrashed", "LimitExceeded"})
+
 #: The longest error type name the journal keeps (executions.error_type is 64 characters).
 _MAX_TYPE_CHARS = 64
 

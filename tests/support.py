@@ -17,6 +17,8 @@ class Shop(Connector):
 
     name = "shop"
     instructions = "A small item store."
+    # Specs build a Shop per runtime to stand for one backend seen by two hosts (or a restarted kernel).
+    target = "the specs' item store"
 
     def __init__(self, name: str = "shop") -> None:
         self.name = name

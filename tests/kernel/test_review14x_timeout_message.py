@@ -37,7 +37,6 @@ def make():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a timeout during an approved call does not name the running call")
 def test_a_timeout_names_the_call_that_was_running(tmp_path: Path) -> None:
     folder = tmp_path / "nb"
     folder.mkdir()

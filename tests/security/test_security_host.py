@@ -38,6 +38,7 @@ class Bank(Connector):
     """One method, ``pay``, with the input schema under test; it records what it received."""
 
     name = "bank"
+    target = "the test's bank"  # every Bank of a test acts on one backend (two runtimes, one journal)
 
     def __init__(self, schema: Mapping[str, Any], *, approval: bool = False) -> None:
         self.schema = schema
