@@ -123,8 +123,10 @@ class Actions:
                 return
             card = record.card = self._new_card(eid)
             card.finished(status, can_rollback=can_rollback, can_save=can_save, revertible=revertible)
-            card_home.display(card.bundle(f"{status}: execution {eid} "
-                                          f"({calls} connector call(s); %rollback, %snippet save)"))
+            # %rollback only where the card's Roll back button is: something can be reverted (review 14x L8).
+            offers = ", ".join([*(["%rollback"] if can_rollback else []), *(["%snippet save"] if can_save else [])])
+            card_home.display(card.bundle(f"{status}: execution {eid} ({calls} connector call(s)"
+                                          + (f"; {offers}" if offers else "") + ")"))
             return
         card.finished(status, can_rollback=can_rollback, can_save=can_save, revertible=revertible)
 

@@ -8,12 +8,9 @@ and ``%rollback last`` answers "Nothing to roll back": the plain-text line shoul
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a read-only execution's completed line offers %rollback")
 def test_a_read_only_execution_is_not_offered_a_rollback(shared_kernel: Kernel) -> None:
     run = shared_kernel.ok("notes.list_notes()")
     line = " ".join(str(c["data"].get("text/plain", "")) for c in run.of("display_data"))
