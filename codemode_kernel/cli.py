@@ -38,6 +38,7 @@ from codemode_kernel.commands import COMMANDS, Command, door_text
 from codemode_kernel.connectors.toolset import ToolSetConnector
 from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError, UsageError
 from codemode_kernel.journal_files import sqlite_url
+from codemode_kernel.kernel.output import ReplayFilter
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, ToolLogEntry
 from codemode_kernel.runtime import CodemodeRuntime
 from codemode_kernel.selection import resolve_execution, revertible_calls
@@ -204,8 +205,10 @@ class Console:
 async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
                     ask: Callable[[str], str]) -> int:
     printed = ProgramOutput(console.out)
-    on_output = None if console.as_json else printed.write
-    out = await rt.execute(code, on_output=on_output)
+    # An approval runs the program again from the top: what the earlier pass printed is not printed
+    # again, only what comes after it (as in the kernel; review 14x, noticed).
+    live = ReplayFilter("", printed.write)
+    out = await rt.execute(code, on_output=None if console.as_json else live)
     printed.end()
     eid = out["execution_id"]
     # With --json the command prints one document, the outcome it ends with (review 14x M1); in a
@@ -232,7 +235,8 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
             if not console.as_json:
                 console.text(f"not rejected: call #{pending['seq']} {call} was decided elsewhere meanwhile")
         else:
-            out = await rt.approve(eid, seq=pending["seq"], on_output=on_output)
+            live = ReplayFilter(live.printed, printed.write)
+            out = await rt.approve(eid, seq=pending["seq"], on_output=None if console.as_json else live)
             printed.end()
             if not out.get("refused"):
                 continue
@@ -486,7 +490,8 @@ async def demo(console: Console, ask: Callable[[str], str]) -> int:
     async with CodemodeRuntime([notes], store=sqlite_url(folder / "demo.codemode.db")) as rt:
         w("Code Mode terminal demo. The program:\n\n" + "".join(f"    {ln}\n" for ln in DEMO_PROGRAM.splitlines()))
         w("\nPass 1 runs until the call that needs approval:\n")
-        out = await rt.execute(DEMO_PROGRAM, on_output=printed.write)
+        live = ReplayFilter("", printed.write)
+        out = await rt.execute(DEMO_PROGRAM, on_output=live)
         printed.end()
         console.outcome(out)
         if out["status"] != "paused":
@@ -497,7 +502,7 @@ async def demo(console: Console, ask: Callable[[str], str]) -> int:
             w("Rejected: nothing was written.\n")
             return 0
         w("\nPass 2 replays the read and the step from the journal, then runs the approved call once:\n")
-        out = await rt.approve(out["execution_id"], seq=shown, on_output=printed.write)
+        out = await rt.approve(out["execution_id"], seq=shown, on_output=ReplayFilter(live.printed, printed.write))
         printed.end()
         console.outcome(out)
         state = await rt.execution(out["execution_id"])

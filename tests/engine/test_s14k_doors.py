@@ -136,3 +136,11 @@ def test_an_inprocess_typo_is_named_with_the_inprocess_limits(tmp_path: Path) ->
     problems, executor = _executor_problems(tmp_path, 'kind = "inprocess"\ntimout = 3\nmax_calls = 5')
     assert len(problems) == 1 and "(did you mean 'timeout'?)" in problems[0], problems
     assert getattr(executor, "limits").max_calls == 5  # noqa: B009
+
+
+def test_run_prints_what_the_first_pass_printed_once(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The approval replays the program from the top; its earlier output is not printed again."""
+    (project / "chatty.py").write_text("print('before the call')\ntasks.add_task(title='y')\nprint('after')\n")
+    rc, out, _ = _cli(project, capsys, "run", "--approve", "yes", str(project / "chatty.py"))
+    assert rc == 0, out
+    assert out.count("before the call") == 1 and out.count("after") == 1, out
