@@ -32,7 +32,7 @@ from typing import Any
 
 from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError
 from codemode_kernel.kernel.display import error_parts, error_traceback, pending_summary, result_bundle
-from codemode_kernel.kernel.notebook_runtime import NotebookRuntime
+from codemode_kernel.kernel.notebook_runtime import NotebookRuntime, unreadable_problem
 from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, ReplayFilter, Sink, Tee
 from codemode_kernel.kernel.variables import CarriedVariables, not_carried_text
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
@@ -104,6 +104,9 @@ class Actions:
             return CellOutcome(execution_id=eid)
         ename, evalue, line = error_parts(out)
         evalue = self.variables.explain(ename, evalue)
+        unread = unreadable_problem(self.home.config) if ename == "NameError" else None
+        if unread is not None:  # the name may be a connector of the file that could not be read
+            evalue += f" Note: the configuration could not be read, so none of its connectors exist: {unread}."
         tb = error_traceback(ename, evalue, code=record.code, line=line, count=record.count,
                              frames=str(out.get("traceback") or ""))
         sink.error(ename, evalue, tb)

@@ -58,10 +58,16 @@ NO_CONNECTORS_HINT = (
 )
 
 
+def unreadable_problem(config: CodemodeConfig) -> str | None:
+    """Why the configuration file could not be read or parsed at all (a problem about the whole file), or None."""
+    if config.source is None:
+        return None
+    return next((str(p).rstrip(".") for p in config.problems
+                 if not p.key and p.problem.startswith(("is not valid TOML", "cannot be read"))), None)
+
+
 def _unreadable(config: CodemodeConfig) -> bool:
-    """The configuration file could not be read or parsed at all (its problem is about the whole file)."""
-    return config.source is not None and any(
-        not p.key and p.problem.startswith(("is not valid TOML", "cannot be read")) for p in config.problems)
+    return unreadable_problem(config) is not None
 
 
 class NotebookRuntime:

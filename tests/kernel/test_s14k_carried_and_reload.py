@@ -61,3 +61,18 @@ def test_a_file_unreadable_from_the_start_is_reported_as_before(tmp_path: Path) 
     nb = NotebookRuntime(cwd=folder, env={})
     problems = nb.load()
     assert not nb.kept_last_good and nb.config.connectors == () and "not valid TOML" in str(problems[0])
+
+
+def test_a_name_error_under_an_unreadable_configuration_names_the_file(tmp_path: Path) -> None:
+    from tests.kernel.kernel_harness import Kernel
+
+    folder = write_notebook_dir(tmp_path / "proj", executor='kind = "inprocess"')
+    toml = folder / "codemode.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + '\nrequires_approval = ["add_note"\n', encoding="utf-8")
+    kernel = Kernel(folder)
+    try:
+        run = kernel.execute("notes.list_notes()")
+    finally:
+        kernel.shutdown()
+    assert run.status == "error" and run.error is not None and run.error["ename"] == "NameError"
+    assert "could not be read" in run.error["evalue"] and "not valid TOML" in run.error["evalue"], run.error
