@@ -65,8 +65,12 @@ def terminal_text(text: str, *, multiline: bool = True) -> str:
 
 # -- a program's output on its way to any Jupyter frontend (a terminal among them) ---------------
 
-#: Controls that script a terminal; tab, newline and carriage return (progress lines) stay.
-_OUTPUT_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: Controls that script a terminal; tab, newline and carriage return (progress lines) stay. The bidi
+#: embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) too: a program's unterminated
+#: right-to-left override (``print(..., end='')``) reorders the start of the kernel's next line on a
+#: terminal that does bidi (review 14, noticed). Marks (LRM, RLM, ALM) and variation selectors stay:
+#: right-to-left text and emoji use them, and they reorder or hide nothing beyond their own character.
+_OUTPUT_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _SGR = re.compile("\x1b\\[([0-9;]*)m")
 #: SGR parameters that only colour or weigh text: no conceal (8), nothing that outlives the output.
 _PLAIN_SGR = frozenset({"", "0", "1", "2", "3", "4", "7", "9", "21", "22", "23", "24", "27", "29", "39", "49",

@@ -62,3 +62,11 @@ def test_cell_sink_sends_no_raw_escape_in_any_bundle() -> None:
         plain = content["data"]["text/plain"]
         assert "\x1b[8m" not in plain and "\x1b]0;" not in plain and "\x07" not in plain, (msg_type, plain)
     assert [t for t, _ in kernel.session.sent] == ["display_data", "execute_result", "display_data"]
+
+
+def test_output_shows_bidi_overrides_as_escapes_and_keeps_emoji_and_marks() -> None:
+    from codemode_kernel.terminal import inert_output
+
+    shown = inert_output("total\u202e 0001 \u2067x\u2069 \u2764\ufe0f \u05e9\u200f")
+    assert "\u202e" not in shown and "\u2067" not in shown and "\u2069" not in shown, repr(shown)
+    assert "\\u202e" in shown and "\u2764\ufe0f" in shown and "\u200f" in shown
