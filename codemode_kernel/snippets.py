@@ -3,10 +3,22 @@
 The host, never the model, saves one from a finished execution (DESIGN §5). This module holds
 the rules: the name's shape, the input schema's validity, which executions may be saved, and
 how a ``codemode.run`` request from the sandbox is answered. The runtime stores and lists them.
+
+A snippet's connectors are the ones its code names (review 14x H4): an execution records every
+connector configured when it ran, and a snippet that calls ``notes`` only must run where ``clock``
+is missing. A name is enough: a call needs it, and the code is the whole program (a nested
+``codemode.run`` checks its own snippet's names).
+
+A ``codemode.run`` the host cannot answer raises in the program, as every other wrong name does
+(review 14x M7): an unknown snippet is a ``LookupError`` (with the nearest saved names), a missing
+connector a ``ConnectorError``, an input that does not fit a ``ValueError`` naming the snippet and
+``input``.
 """
 
 from __future__ import annotations
 
+import ast
+import difflib
 import json
 import re
 from collections.abc import Mapping
@@ -42,32 +54,94 @@ def from_execution(name: str, row: ExecutionRow, description: str, input_schema:
         raise InvalidStateError(row.id, row.status, "save as a snippet", list(SAVABLE))
     return SnippetRow(name, description or "", row.code,
                       json.dumps(input_schema) if input_schema is not None else None,
-                      list(row.connectors), row.id, now_ms())
+                      named_connectors(row.code, row.connectors), row.id, now_ms())
 
 
 def to_model(s: SnippetRow) -> Snippet:
     return Snippet(name=s.name, description=s.description, code=s.code, saved_at=s.saved_at,
                    input_schema=json.loads(s.input_schema) if s.input_schema else None,
-                   connectors=list(s.connectors), execution_id=s.execution_id)
+                   connectors=named_connectors(s.code, s.connectors), execution_id=s.execution_id)
+
+
+def _names(code: str) -> set[str]:
+    """The names ``code`` uses; every word of it when it does not parse (more, never fewer)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+
+
+def named_connectors(code: str, connectors: list[str]) -> list[str]:
+    """Those of ``connectors`` (the execution's) that ``code`` names, in their order.
+
+    Rows saved before review 14x H4 hold every configured connector: reading them through this
+    corrects them too.
+    """
+    names = _names(code)
+    return [c for c in connectors if c in names]
+
+
+def _reads_input_unguarded(code: str) -> bool:
+    """Whether ``code`` reads into ``input`` (``input[...]``, ``input.x``) and never tests it first
+    (``input is None``, ``if input``, ``input or ...``): a run without an input would fail inside."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+
+    def is_input(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id == "input"
+
+    def looks_at_input(node: ast.AST) -> bool:
+        """A test of ``input`` itself, or an assignment to it (the code gives itself one)."""
+        if isinstance(node, ast.Compare):
+            return any(map(is_input, [node.left, *node.comparators]))
+        if isinstance(node, (ast.If, ast.IfExp, ast.While, ast.Assert)):
+            return is_input(node.test)
+        if isinstance(node, ast.BoolOp):
+            return any(map(is_input, node.values))
+        return is_input(node) and isinstance(getattr(node, "ctx", None), ast.Store)
+
+    reads = False
+    for node in ast.walk(tree):
+        if looks_at_input(node):
+            return False
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and is_input(node.value):
+            reads = True
+    return reads
+
+
+def _raise(kind: str, message: str) -> dict[str, Any]:
+    """A reply the sandbox raises in the program (``executor/sandbox.py`` ``value_or_raise``)."""
+    return {"raise": {"type": kind, "message": message}}
 
 
 def run_request(catalog: Catalog, j: RuntimeJournal, name: str, encoded_input: Any) -> dict[str, Any]:
-    """The host's answer to ``codemode.run(name, input)``: the code to run, or an ``error`` the code receives."""
+    """The host's answer to ``codemode.run(name, input)``: the code to run, or an error the program raises."""
+    shown = name if len(name) <= 200 else name[:200] + "…"
     row = j.get_snippet(name)
     if row is None:
         names = [s.name for s in j.list_snippets()]
-        shown = name if len(name) <= 200 else name[:200] + "…"
-        return {"value": {"error": f"no snippet named {shown!r}; saved snippets: {names or 'none'}. "
-                                   "Use codemode.search(...) to find one."}}
-    missing = sorted(set(row.connectors) - set(catalog.methods))
+        near = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+        hint = (f"did you mean {' or '.join(map(repr, near))}? " if near
+                else f"saved snippets: {', '.join(names[:20]) + (' …' if len(names) > 20 else '')}. " if names
+                else "no snippet is saved yet. ")
+        return _raise("LookupError", f"no snippet named {shown!r}: {hint}"
+                                     "Use codemode.search(...) to find one.")
+    missing = [c for c in named_connectors(row.code, row.connectors) if c not in catalog.methods]
     if missing:
-        return {"value": {"error": f"snippet {name!r} needs connector(s) {missing}, which are not configured "
-                                   "in this runtime"}}
+        return _raise("ConnectorError", f"snippet {shown!r} calls connector(s) {', '.join(missing)}, which "
+                                        "this runtime does not have; it cannot run here")
     if row.input_schema:
         schema = json.loads(row.input_schema)
         # The input comes from the sandbox: the same strict, linear-time check as connector arguments.
         problem = (InputValidator(f"snippet {name!r}", schema).errors(codec.decode(encoded_input))
                    if isinstance(schema, Mapping) else None)
         if problem:
-            return {"value": {"error": f"input of snippet {name!r} is invalid: {problem}"}}
+            # The sandbox raises "SearchOptionError" as ValueError: the program's own argument was wrong.
+            return _raise("SearchOptionError", f"the input of snippet {shown!r} is invalid: {problem}")
+    elif encoded_input is None and _reads_input_unguarded(row.code):
+        return _raise("SearchOptionError", f"snippet {shown!r} reads `input`, and none was given: "
+                                           f"pass it as codemode.run({shown!r}, {{...}})")
     return {"code": row.code, "input": encoded_input, "filename": f"<snippet {name}>"}

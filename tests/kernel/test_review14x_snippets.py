@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
@@ -24,7 +22,6 @@ def _saved(kernel: Kernel, name: str, description: str) -> str:
     return kernel.ok(f"%snippet save {name} last {description}").stdout
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: codemode.run of an unknown snippet returns an error dict")
 def test_running_an_unknown_snippet_fails_the_program(shared_kernel: Kernel) -> None:
     _saved(shared_kernel, "r14x_count", "Count the notes plus n")
     run = shared_kernel.execute('r = codemode.run("r14x_cuont", {"n": 1})\nr')
@@ -42,7 +39,6 @@ def test_saving_over_a_snippet_says_so(shared_kernel: Kernel) -> None:
     assert kept or "replac" in said.lower(), said
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a snippet run without its input fails with a bare TypeError")
 def test_a_snippet_run_without_input_is_named_in_its_error(shared_kernel: Kernel) -> None:
     _saved(shared_kernel, "r14x_needs_input", "Needs n")
     run = shared_kernel.execute('codemode.run("r14x_needs_input")')

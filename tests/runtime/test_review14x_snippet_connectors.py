@@ -39,7 +39,6 @@ async def _save(store: str) -> None:
         await rt.save_snippet("double", execution_id=out["execution_id"], description="Twice the count")
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a snippet is refused for lacking a connector it never calls")
 async def test_a_snippet_runs_where_the_connectors_it_calls_are(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'journal.db'}"
     await _save(store)
@@ -49,7 +48,6 @@ async def test_a_snippet_runs_where_the_connectors_it_calls_are(tmp_path: Path) 
     assert out["status"] == "completed" and out["result"] == 6, out
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a snippet lists every configured connector as its own")
 async def test_a_snippet_lists_the_connectors_it_calls(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'journal.db'}"
     await _save(store)

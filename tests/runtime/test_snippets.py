@@ -46,26 +46,31 @@ async def test_snippet_found_by_search_and_described(make_runtime: RuntimeFactor
     assert inside["result"] == "snippet"
 
 
-async def test_snippet_with_missing_connector_returns_error_dict(make_runtime: RuntimeFactory) -> None:
-    """A snippet whose recorded connectors are missing makes codemode.run return {'error': ...}."""
+async def test_snippet_with_missing_connector_raises_in_the_program(make_runtime: RuntimeFactory) -> None:
+    """A snippet whose code names a connector this runtime lacks makes codemode.run raise ConnectorError
+    (review 14x M7: a wrong name raises, as everywhere in a program); an unknown snippet raises LookupError."""
     rt = make_runtime([Shop(), Shop(name="other")])
     eid = (await rt.execute("other.list_items()\n1"))["execution_id"]
     await rt.save_snippet("uses_other", execution_id=eid)
     only_shop = make_runtime([Shop()])
     out = await only_shop.execute("r = codemode.run('uses_other')\n'error' in r and 'other' in r['error']")
-    assert out["result"] is True
+    assert out["status"] == "error" and out["error_type"] == "ConnectorError", out
+    assert "'uses_other'" in out["error"] and "other" in out["error"]
     out = await only_shop.execute("codemode.run('nope')")
-    assert "no snippet" in out["result"]["error"]
+    assert out["status"] == "error" and out["error_type"] == "LookupError", out
+    assert "no snippet named 'nope'" in out["error"]
 
 
 async def test_snippet_input_is_validated(make_runtime: RuntimeFactory) -> None:
-    """Input not matching the snippet's input_schema gives an error dict, not a run."""
+    """Input not matching the snippet's input_schema raises ValueError naming the snippet, not a run."""
     shop = Shop()
     rt = make_runtime([shop])
     eid = (await rt.execute("shop.get_item(item_id=input)", inputs={"input": 1}))["execution_id"]
     await rt.save_snippet("get", execution_id=eid, input_schema={"type": "integer"})
     out = await rt.execute("codemode.run('get', 'one')")
-    assert "invalid" in out["result"]["error"]
+    assert out["status"] == "error" and out["error_type"] == "ValueError", out
+    assert "input of snippet 'get' is invalid" in out["error"]
+    assert shop.calls.get("get_item", 0) == 1  # the saved execution's call only: the refused run made none
     assert (await rt.execute("codemode.run('get', 1)['title']"))["result"] == "first"
 
 
