@@ -69,6 +69,10 @@ class NotebookSession(NotebookRuntime):
         with self.in_use():
             out = await runtime.execute(code, inputs=given, on_output=live, capture_variables=True)
         eid = str(out["execution_id"])
+        # A connector that fails slowly (an MCP server's connect_timeout) is found unavailable while this
+        # pass resolved the catalog: this cell says it, not the next one (review 14x, noticed).
+        for problem in self.take_unreported():
+            sink.stream(f"Code Mode configuration: {problem}\n", "stderr")
         if not live.printed and out.get("logs"):
             # An executor that does not stream still returns the logs: show them now.
             live("\n".join(out["logs"]) + "\n")
