@@ -35,6 +35,7 @@ from typing import Any
 
 from ipykernel.ipkernel import IPythonKernel
 
+from codemode_kernel.commands import door_text
 from codemode_kernel.kernel.completion import Names, complete, gather_names, inspect_local, token_at
 from codemode_kernel.kernel.display import Bundle, code_bundle, error_traceback, inert_bundle
 from codemode_kernel.kernel.host import HostCells
@@ -297,7 +298,8 @@ class CodemodeKernel(IPythonKernel):
             except LookupError:
                 return reply
             title = f"{out.path}" + (" (requires approval)" if out.requires_approval else "")
-            reply.update(found=True, data=inert_bundle(code_bundle(out.types, title=title)))
+            types = door_text(out.types, "magic", path=out.path)  # its hints name the magics, as %describe's
+            reply.update(found=True, data=inert_bundle(code_bundle(types, title=title)))
             return reply
         text = inspect_local(token, names)
         if text is not None:
