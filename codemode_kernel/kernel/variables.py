@@ -98,8 +98,8 @@ _REASONS = {
     "import": "an import: import it in the cell that uses it",
     "set": "a set: carry a list instead, e.g. sorted(...)",
     "generator": "a generator: carry a list instead, e.g. list(...)",
-    "": (f"its value is not plain data (a set, a function, an object) or is over "
-         f"{codec.MAX_VALUE_CHARS:,} characters as JSON"),
+    "": (f"its value is not plain data (a set, a function, an object), or is too large to carry: over "
+         f"{codec.MAX_VALUE_CHARS:,} characters as JSON, or past max_result_chars with the other names"),
 }
 
 
