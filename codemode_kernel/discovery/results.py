@@ -76,7 +76,7 @@ def search_output(index: SearchIndex, catalog: Catalog, snippets: Mapping[str, S
     for key, score in ranked:
         if key.startswith("snippet:"):
             s = snippets[key.split(":", 1)[1]]
-            results.append(SearchResult(s.name, "codemode", "run", _headline(s.description), False, "snippet",
+            results.append(SearchResult(s.name, "codemode", "run", _snippet_headline(s), False, "snippet",
                                         round(score, 2), _required(_schema(s.input_schema))))
             continue
         name, method = key.split(".", 1)
@@ -99,6 +99,13 @@ def _headline(description: str) -> str:
     """The first sentence of a description, at most ``HEADLINE`` characters: five results cost ~300 tokens."""
     line = first_sentence(description)
     return line if len(line) <= HEADLINE else line[: HEADLINE - 1].rstrip() + "…"
+
+
+def _snippet_headline(s: SnippetLike) -> str:
+    """A snippet's description, or (saved without one) what its code starts with: never an empty line."""
+    lines = [line.strip() for line in s.code.splitlines() if line.strip()]
+    first = next((line for line in lines if not line.startswith("#")), lines[0] if lines else "")
+    return _headline(s.description) or _headline(f"A saved program without a description; its code: {first}")
 
 
 def _schema(raw: Any) -> Any:
