@@ -29,19 +29,21 @@ import os
 import shlex
 import shutil
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 import httpx2
 import mcp_types
 from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
+from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.server import MCPServer, Server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
 from codemode_kernel import codec
 from codemode_kernel.connectors.base import Connector, ExecutionContext, RevertFn, Tool, sanitize_identifier
@@ -60,11 +62,17 @@ from codemode_kernel.connectors.policy import (
 )
 from codemode_kernel.connectors.secrets import config_secrets, listed, redacting, redactor
 from codemode_kernel.connectors.stderr_tail import StderrTail
-from codemode_kernel.errors import ConfigurationError, ConnectorError
+from codemode_kernel.errors import ConfigurationError, ConnectorError, OutcomeUnknown
 
 log = logging.getLogger(__name__)
 
 _MAX_PAGES = 1000
+#: The longest line (one JSON-RPC message) read from a stdio server, in bytes (review 14): sixteen times
+#: the characters a call's value may hold (codec.MAX_VALUE_CHARS), room for a result sent twice (text and
+#: structured) with escapes. A longer line ends the connection with an error naming this limit, before it
+#: fills the host's memory; ``McpConnector.max_line_bytes`` changes it for one connector.
+MAX_LINE_BYTES = 16 * codec.MAX_VALUE_CHARS
+_STDIO_EXIT_WAIT = 2.0  # seconds a stdio server has to exit once its stdin closes, and again after SIGTERM
 _CONFIG_KEYS = ("mcp", "requires_approval", "no_approval", "approval_from_annotations", "reverts", "timeout",
                 "connect_timeout", "hint", "instructions")
 _MCP_KEYS = ("command", "args", "env", "cwd", "url", "headers")
@@ -173,6 +181,14 @@ class McpConnector(Connector):
             return f"mcp {json.dumps([t.command, *t.args])} in {t.cwd or ''}"
         return None  # an in-process server object: this very object
         self._server_tool_names: dict[str, str] = {}
+
+    @property  # the longest line read from a stdio server (bytes)
+    def max_line_bytes(self) -> int:
+        return self._connection.max_line_bytes
+
+    @max_line_bytes.setter
+    def max_line_bytes(self, value: int) -> None:
+        self._connection.max_line_bytes = value
 
     # -- configuration ---------------------------------------------------------------------------
 
@@ -350,6 +366,7 @@ class McpConnector(Connector):
             self._log_detail(where, str(exc))
             raise ConnectorError(f"{where}: the MCP server {self.name!r} could not be started (again); the "
                                  "notebook's author can see why in the host's log. Try again later.") from None
+        written = self._connection.calls_written
         try:
             # The SDK's read timeout answers REQUEST_TIMEOUT; wait_for is the backstop for a
             # transport that never delivers the timeout (e.g. a wedged in-process server).
@@ -357,28 +374,45 @@ class McpConnector(Connector):
                 client.call_tool(tool_name, jsonable(dict(args)), read_timeout_seconds=self.timeout),
                 self.timeout + 5)
         except TimeoutError:
-            raise ConnectorError(f"{where}: the MCP server did not answer within {self.timeout:g} s (timeout). "
-                                 "Try again, or raise `timeout` in the connector configuration.") from None
+            raise self._no_answer(where) from None
         except MCPError as exc:
             if exc.code == mcp_types.REQUEST_TIMEOUT:
-                raise ConnectorError(f"{where}: the MCP server did not answer within {self.timeout:g} s "
-                                     "(timeout). Try again, or raise `timeout` in the connector "
-                                     "configuration.") from None
+                raise self._no_answer(where) from None
             if exc.code == mcp_types.CONNECTION_CLOSED:
-                raise ConnectorError(await self._lost(where, exc)) from None
+                raise await self._lost(where, exc, written) from None
             raise ConnectorError(f"{where}: the MCP server answered with error {exc.code}: {exc.message}") from None
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError) as exc:
-            raise ConnectorError(await self._lost(where, exc)) from None
+            raise await self._lost(where, exc, written) from None
         return _plain_result(result, where, wrapped)
 
-    async def _lost(self, where: str, exc: BaseException) -> str:
-        """The model's message for a dead connection; the server's command and last stderr lines go to the log."""
-        note = self._connection.stderr_note()
-        await self._connection.discard()
-        self._log_detail(where, f"the connection to the {self._target.label} was lost ({_describe_exc(exc)})."
+    def _no_answer(self, where: str) -> OutcomeUnknown:
+        """A call timed out: its request was sent, so the server may have done it (review 14, H5)."""
+        return OutcomeUnknown(
+            f"{where}: the MCP server did not answer within {self.timeout:g} s (timeout). The call was sent, so the "
+            "server may have done it: check (e.g. with a tool that reads) before calling it again; raise `timeout` "
+            "in the connector configuration if it is often this slow.")
+
+    async def _lost(self, where: str, exc: BaseException, written: int) -> ConnectorError:
+        """The model's error for a dead connection; the server's command and last stderr lines go to the log.
+
+        ``written`` is the connection's count of calls written before this one began: a stdio
+        connection that wrote none since lost it before this call was sent (nothing was done);
+        otherwise the server may have done it before the connection ended (review 14, H5).
+        """
+        connection = self._connection
+        note = connection.stderr_note()
+        sent = connection.calls_written != written or not connection.counts_writes
+        why = connection.lost_reason
+        await connection.discard()
+        self._log_detail(where, f"the connection to the {self._target.label} was lost ({why or _describe_exc(exc)})."
                                 f"{note}")
-        return (f"{where}: the connection to the MCP server {self.name!r} was lost (the server may have exited). "
-                "This call did not complete; the next call reconnects.")
+        head = (f"{where}: the connection to the MCP server {self.name!r} was lost "
+                f"({why or 'the server may have exited'})")
+        if not sent:
+            return ConnectorError(f"{head} before this call was sent; nothing was sent, and the next call "
+                                  "reconnects.")
+        return OutcomeUnknown(f"{head} while this call was under way: the server may have done it. Check (e.g. "
+                              "with a tool that reads) before calling it again; the next call reconnects.")
 
     def _log_detail(self, where: str, detail: str) -> None:
         log.warning("%s: %s", where, redactor(self.secrets()).text(detail))
@@ -420,6 +454,12 @@ class _Connection:
         self._lock: asyncio.Lock | None = None
         self._stderr: StderrTail | None = None
         self._retired: list[tuple[asyncio.Task[None], asyncio.Event]] = []
+        self.max_line_bytes = MAX_LINE_BYTES
+        # Written by the stdio transport: how many tools/call requests reached the server's stdin (a call
+        # lost with none written since it began was not sent), and why it ended the connection itself.
+        self.counts_writes = target.command is not None
+        self.calls_written = 0
+        self.lost_reason: str | None = None
 
     async def client(self) -> Client:
         loop = asyncio.get_running_loop()
@@ -508,7 +548,8 @@ class _Connection:
         env = {k: expand_env(v, f"{target.label} env {k}") for k, v in (target.env or {}).items()}
         command = resolve_command(target.command) or target.command
         params = StdioServerParameters(command=command, args=target.args, env=env or None, cwd=target.cwd)
-        return lambda _http: stdio_client(params, errlog=stderr.writer)
+        self.lost_reason = None
+        return lambda _http: _stdio(params, stderr.writer, self)
 
     def stderr_note(self, wait: float = 0.3) -> str:
         if self._stderr is None:
@@ -534,6 +575,109 @@ class _Connection:
                 await asyncio.wait_for(task, 15)
             except BaseException:  # closing must reach every connection
                 log.debug("%s: closing the connection failed", self.target.label, exc_info=True)
+
+
+@contextlib.asynccontextmanager
+async def _stdio(params: StdioServerParameters, errlog: TextIO, connection: _Connection
+                 ) -> AsyncIterator[tuple[Any, Any]]:
+    """A stdio server as the pair of streams ``Client`` talks over, reading its lines with a cap.
+
+    The SDK's ``stdio_client`` keeps a line however long it grows (a hostile or broken server can
+    fill the host's memory, review 14); this one ends the connection at ``connection.max_line_bytes``
+    and says why in ``connection.lost_reason``. It also counts the ``tools/call`` requests written to
+    the server's stdin, so a call lost before its request was written is known not to have been sent.
+    The server runs in its own process group and is stopped as the SDK does: stdin closed, then
+    SIGTERM to the group, then SIGKILL.
+    """
+    process = await anyio.open_process(
+        [params.command, *params.args], env=get_default_environment() | (params.env or {}), stderr=errlog,
+        cwd=params.cwd, start_new_session=True)
+    to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_server, outgoing = anyio.create_memory_object_stream[SessionMessage](0)
+    assert process.stdout is not None and process.stdin is not None
+    stdout, stdin = process.stdout, process.stdin
+
+    async def read_lines() -> None:
+        limit = connection.max_line_bytes
+        buffer = bytearray()
+        delivering = True
+        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async with to_session:
+                async for chunk in stdout:
+                    if not delivering:
+                        continue  # drain, so a server writing its last words can exit
+                    searched = len(buffer)  # the buffer holds no newline before this chunk
+                    buffer += chunk
+                    start, too_long = 0, False
+                    while delivering and (end := buffer.find(b"\n", searched)) >= 0:
+                        if end - start > limit:
+                            too_long = True
+                            break
+                        line, start = bytes(buffer[start:end]), end + 1
+                        searched = start
+                        if line.strip():
+                            try:
+                                await to_session.send(_message(line))
+                            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                                delivering = False  # the session is gone
+                    if delivering and (too_long or len(buffer) - start > limit):
+                        connection.lost_reason = (f"it sent a message line over {limit:,} bytes, the most read "
+                                                  "from a stdio server (max_line_bytes)")
+                        log.warning("%s: %s; the connection was closed", connection.target.label,
+                                    connection.lost_reason)
+                        return
+                    del buffer[:start]
+
+    async def write_messages() -> None:
+        try:
+            async with outgoing:
+                async for message in outgoing:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+                    await stdin.send(data)
+                    sent = getattr(message.message, "root", message.message)
+                    if getattr(sent, "method", None) == "tools/call":
+                        connection.calls_written += 1
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await to_session.aclose()  # the server cannot be written to: the session sees the end
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(read_lines)
+        tasks.start_soon(write_messages)
+        try:
+            yield from_server, to_server
+        finally:
+            with anyio.CancelScope(shield=True):
+                for stream in (from_server, to_server):
+                    await stream.aclose()
+                await _stop_process(process)
+            tasks.cancel_scope.cancel()
+
+
+def _message(line: bytes) -> SessionMessage | Exception:
+    try:
+        return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except ValueError as exc:  # the session reports it as the SDK's transport does
+        return exc
+
+
+async def _stop_process(process: Any) -> None:
+    """Close the server's stdin, give it time to exit, then end its process group."""
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdin.aclose()
+    if not await _exited(process, _STDIO_EXIT_WAIT):
+        await terminate_posix_process_tree(process, _STDIO_EXIT_WAIT)
+        await _exited(process, _STDIO_EXIT_WAIT)
+    with anyio.move_on_after(_STDIO_EXIT_WAIT), contextlib.suppress(Exception):
+        await process.aclose()
+
+
+async def _exited(process: Any, seconds: float) -> bool:
+    # returncode, not process.wait(): that also waits for the pipes' EOF, which a child of the server
+    # holding them would delay for ever.
+    with anyio.move_on_after(seconds):
+        while process.returncode is None:
+            await anyio.sleep(0.01)
+    return process.returncode is not None
 
 
 def resolve_command(command: str) -> str | None:

@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 from codemode_kernel.connectors.base import Tool
-from codemode_kernel.errors import ConfigurationError, ConnectorError
+from codemode_kernel.errors import ConfigurationError, ConnectorError, OutcomeUnknown
 
 T = TypeVar("T")
 
@@ -140,7 +140,10 @@ class Redactor:
         """
         message = str(exc)
         cleaned = self.text(message)
-        return exc if cleaned == message else ConnectorError(cleaned)
+        if cleaned == message:
+            return exc
+        # The kind the runtime records by stays: a sent request's unknown outcome is never retried.
+        return OutcomeUnknown(cleaned) if isinstance(exc, OutcomeUnknown) else ConnectorError(cleaned)
 
 
 @functools.lru_cache(maxsize=64)

@@ -228,7 +228,7 @@ async def test_an_mcp_server_dying_mid_call_fails_that_call_only(db_url: str, tm
         caught = await rt.execute(CATCH_CRASH)
         assert caught["status"] == "completed" and "connection to the MCP server 'srv' was lost" in caught["result"]
         state = await rt.execution(caught["execution_id"])
-        assert state is not None and [(e.method, e.state) for e in state.log] == [("crash", "error")]
+        assert state is not None and [(e.method, e.state) for e in state.log] == [("crash", "executing")]
         uncaught = await rt.execute("srv.crash()")
         assert uncaught["status"] == "error" and "was lost" in uncaught["error"]
         assert (await rt.execute("srv.echo(text='b')"))["result"] == "b"
@@ -288,8 +288,8 @@ async def test_an_http_timeout_is_a_clear_error_recorded_once(db_url: str, silen
         paused = await rt.execute("try:\n    api.create_item(title='t')\nexcept Exception as e:\n    r = str(e)\nr")
         done = await rt.approve(paused["execution_id"])
         assert done["status"] == "completed" and "timeout" in done["result"]
-        state = await rt.execution(paused["execution_id"])
-        assert state is not None and [e.state for e in state.log] == ["error"]
+        state = await rt.execution(paused["execution_id"])  # sent, unanswered: outcome unknown (review 14 H5)
+        assert state is not None and [e.state for e in state.log] == ["executing"]
         assert (await rt.execute("1 + 1"))["result"] == 2
         assert rt.store.integrity_problems() == []
     assert [r.split(b" ", 2)[:2] for r in received] == [[b"GET", b"/items"], [b"POST", b"/items"]]
