@@ -273,6 +273,16 @@ class _Facts:
 LOCAL_REPLAY_BUDGET = 8_000_000  # characters of recorded results shipped to the sandbox per pass
 
 
+def _error_of(path: str, exc: BaseException) -> dict[str, str]:
+    """A connector's exception as the program gets it: its type, and its message after the call's
+    ``connector.method`` (unless the connector's own words start with it, as MCP's and OpenAPI's do), so
+    the program and the person know which call raised (review 14x, M10)."""
+    message = codec.storable_text(str(exc))
+    if not message.startswith(path):
+        message = f"{path}: {message}" if message else path
+    return {"type": error_name(exc), "message": message}
+
+
 def _state_after(exc: BaseException) -> str:
     """The entry state a call that raised ``exc`` keeps: ``executing`` (outcome unknown: never run again,
     skipped by rollback) when the connector says the request went out unanswered, else ``error``."""
@@ -700,11 +710,11 @@ class PassHandler:
         try:
             result = await invoke(method.tool.execute, args, ctx, scope=self._scope, coroutine=facts.is_async)
         except Exception as exc:
-            return self._raised(seq, exc, record)
+            return self._raised(seq, exc, record, method.path)
         return self._returned(method, seq, result, record, facts)
 
-    def _raised(self, seq: int, exc: Exception, record: bool) -> Reply:
-        error = {"type": error_name(exc), "message": codec.storable_text(str(exc))}
+    def _raised(self, seq: int, exc: Exception, record: bool, path: str) -> Reply:
+        error = _error_of(path, exc)
         if record:
             text = f"{error['type']}: {error['message']}"
             entry_state = _state_after(exc)
@@ -766,7 +776,7 @@ class PassHandler:
                               self._scope)
         except (ConnectorThreadsExhausted, CallNotRun) as exc:
             self._on_thread = None
-            return self._raised(seq, exc, True)
+            return self._raised(seq, exc, True, method.path)
         return None
 
     # -- a run of sync calls on one thread that holds the conversation (module docstring) ----
@@ -784,7 +794,7 @@ class PassHandler:
                               lambda result, error: self._streak_ended(held, method, seq, error), self._scope)
         except (ConnectorThreadsExhausted, CallNotRun) as exc:
             held.sink.revoke()
-            return self._raised(seq, exc, True)
+            return self._raised(seq, exc, True, method.path)
         return None
 
     def _streak(self, held: _Held, method: Method, args: dict[str, Any], seq: int, ctx: ExecutionContext) -> None:
@@ -954,7 +964,7 @@ class PassHandler:
                     if len(stored) <= codec.MAX_VALUE_CHARS:  # its text goes into the reply as it is
                         return EncodedReply(encoded, stored), Outcome(seq, "applied", stored, None)
             elif isinstance(raised := future_safe(error), Exception):
-                text = {"type": error_name(raised), "message": codec.storable_text(str(raised))}
+                text = _error_of(method.path, raised)
                 return {"raise": text}, Outcome(seq, _state_after(raised), None, f"{text['type']}: {text['message']}")
         except Exception:  # the loop does it again, and says what went wrong
             pass
@@ -993,7 +1003,7 @@ class PassHandler:
                 if inspect.isawaitable(result):  # a sync wrapper around async code
                     result = await result
             except Exception as exc:
-                reply = self._raised(seq, exc, True)
+                reply = self._raised(seq, exc, True, method.path)
             else:
                 reply = self._returned(method, seq, result, True)
         except ValueTooLarge as exc:

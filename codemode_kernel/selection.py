@@ -37,6 +37,13 @@ LAST_STATUSES: dict[str, tuple[str, ...]] = {
     "rollback": ("completed", "error", "rejected"),
     "snippet": ("completed", "rolled_back"),
 }
+#: How a purpose's ``last`` that names nothing is said: what it looks for, and what for (review 14x, L6).
+_WORDS: dict[str, tuple[str, str]] = {
+    "approve": ("paused", " to approve"),
+    "reject": ("paused", " to reject"),
+    "rollback": ("finished (completed, failed or rejected)", " to roll back"),
+    "snippet": ("completed (or rolled back)", " to save as a snippet"),
+}
 #: The purposes whose ``last`` must name the call's execution a person was shown (see resolve_execution).
 DECISIONS: frozenset[str] = frozenset({"approve", "reject"})
 #: The statuses a rollback accepts (as ``CodemodeRuntime.rollback`` checks them).
@@ -74,9 +81,11 @@ async def resolve_execution(runtime: CodemodeRuntime, token: str, purpose: str |
         for state in executions:
             if wanted is None or state.status in wanted:
                 return state.id
-        what = " or ".join(wanted) if wanted else "recorded"
-        to = f" to {purpose}" if purpose else ""
-        raise CodemodeError(f"There is no {what} execution{to}. List the executions with their status "
+        what, to = _WORDS.get(purpose or "", ("recorded", ""))
+        waiting = next((s for s in executions if s.status in ("paused", "running")), None)
+        now = (f" Execution {waiting.id} is {waiting.status}" + (": approve or reject its call first." if
+               waiting.status == "paused" else ": wait for it to end.")) if waiting is not None else ""
+        raise CodemodeError(f"There is no {what} execution{to}.{now} List the executions with their status "
                             "(%executions in a notebook, `codemode executions` in a terminal).")
     if any(s.id == token for s in executions) or len(token) >= 26:
         return token

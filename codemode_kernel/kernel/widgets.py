@@ -55,6 +55,7 @@ _STATUS = {
 #: (The panel waits as long: labextension/src/executions.tsx, ARMING_DELAY_MS.)
 ARMING_SECONDS = 0.6
 ARMING_TIP = "This call just appeared: read it first"
+_APPROVE_ALL_TIP = "Approve the actions listed above (each by its call number)"
 _ARGS_STYLE = "margin:2px 0 6px 0;max-height:16em;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere"
 
 
@@ -98,7 +99,7 @@ class ExecutionCard:
         self._history: list[Html] = []
         self.pending_box = w.VBox()
         self.approve_all = w.Button(description="Approve all", button_style="success", icon="check-double",
-                                    tooltip="Approve the actions listed above (each by its call number)",
+                                    tooltip=_APPROVE_ALL_TIP,
                                     layout=w.Layout(display="none", width="auto"))
         self.approve_all.on_click(lambda b: self._approve_all(b))
         self.output = w.Output()
@@ -158,47 +159,54 @@ class ExecutionCard:
     # -- states ----------------------------------------------------------------------------
 
     def show_pending(self, pending: Sequence[Mapping[str, Any]]) -> None:
-        """One row per pending action: connector.method, its arguments as JSON, the buttons."""
+        """One row per pending action: connector.method, its arguments as JSON, the buttons.
+
+        On the kernel's loop the buttons are made disabled, saying why (:data:`ARMING_TIP`), and
+        enabled :data:`ARMING_SECONDS` later: every front end's first sight of them is disabled.
+        """
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # not on the kernel's loop (a card built outside a session): no timer to arm it
+            loop = None
         rows = []
-        self._action_buttons = []
+        tips: list[tuple[w.Button, str]] = []
+
+        def button(description: str, style: str, icon: str, tip: str) -> w.Button:
+            made = w.Button(description=description, button_style=style, icon=icon, disabled=loop is not None,
+                            tooltip=ARMING_TIP if loop is not None else tip)
+            tips.append((made, tip))
+            return made
+
         for p in pending:
             seq = p.get("seq")
             title = _html(element("span", element("b", element("code", f"{p.get('connector')}.{p.get('method')}")),
                                   " ", element("span", f"call #{seq}", style="color:#777")))
-            approve = w.Button(description="Approve", button_style="success", icon="check",
-                               tooltip="Run this action, then continue the cell")
-            reject = w.Button(description="Reject", button_style="danger", icon="times",
-                              tooltip="Do not run it; the execution ends as rejected")
+            approve = button("Approve", "success", "check", "Run this action, then continue the cell")
+            reject = button("Reject", "danger", "times", "Do not run it; the execution ends as rejected")
             approve.on_click(lambda b, s=seq: self._approve(b, s if isinstance(s, int) else None))
             reject.on_click(lambda b, s=seq: self._reject(b, s if isinstance(s, int) else None))
             args = _html(preformatted(json_text(p.get("args"), reveal=True), style=_ARGS_STYLE))
             rows.append(w.VBox([w.HBox([title, approve, reject]), args]))
-            self._action_buttons += [approve, reject]
+        several = len(pending) > 1
+        if several:  # shown again: disabled first, like the rows
+            tips.append((self.approve_all, _APPROVE_ALL_TIP))
+            self.approve_all.disabled = loop is not None
+            self.approve_all.tooltip = ARMING_TIP if loop is not None else _APPROVE_ALL_TIP
+        self._action_buttons = [b for b, _ in tips]
         self.pending_box.children = tuple(rows)
         self._pending = [dict(p) for p in pending]
-        several = len(pending) > 1
         self.approve_all.layout.display = "" if several else "none"
-        self.approve_all.disabled = False
-        if several:
-            self._action_buttons.append(self.approve_all)
         self.footer.layout.display = "none"
         self.locked = False
         self._set_header("paused", f"{len(pending)} action(s) to review")
         self.notice("")
-        self._arm_later()
-
-    def _arm_later(self) -> None:
-        """Keep the new rows' buttons disabled for :data:`ARMING_SECONDS`, then enable them."""
         self._shown += 1
+        if loop is not None:
+            self._arm_later(loop, tips)
+
+    def _arm_later(self, loop: asyncio.AbstractEventLoop, tips: list[tuple[w.Button, str]]) -> None:
+        """Enable the new rows' buttons (with their own tooltips) :data:`ARMING_SECONDS` from now."""
         shown = self._shown
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # not on the kernel's loop (a card built outside a session): no timer to arm it
-            return
-        tips = [(b, b.tooltip) for b in self._action_buttons]
-        for b, _ in tips:
-            b.disabled = True
-            b.tooltip = ARMING_TIP
 
         def arm() -> None:
             if shown != self._shown or self.locked:

@@ -33,7 +33,7 @@ class Counter:
             """Look."""
             return self.runs
 
-        return ToolSetConnector([act, peek], name="work", requires_approval={"act"})
+        return ToolSetConnector([act, peek], name="work", requires_approval={"act"}, target="the counter of this spec")
 
 
 def make_session(folder: Path, counter: Counter) -> NotebookSession:

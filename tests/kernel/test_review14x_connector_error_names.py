@@ -15,7 +15,6 @@ import pytest
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a Python connector's exception does not name the method")
 def test_a_python_connectors_error_names_the_call(shared_kernel: Kernel) -> None:
     run = shared_kernel.execute('[notes.list_notes(), notes.fail(message="the disk is full")]')
     assert run.status == "error" and run.error is not None

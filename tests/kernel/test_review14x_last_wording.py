@@ -14,7 +14,6 @@ import pytest
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: 'no ... execution to snippet' / 'to rollback' wording")
 def test_last_names_nothing_in_plain_words(kernel: Kernel) -> None:
     kernel.ok('notes.add_note(text="waits")')  # paused: nothing finished yet
     rollback = kernel.execute("%rollback last")

@@ -119,7 +119,8 @@ def test_a_stale_card_click_in_one_kernel_does_not_approve_what_another_kernel_p
             "The execution is now paused on call #1 (notes.add_note). Review it below.") in text
     assert "call #1" in text and '"text": "B"' in text
     (approve_b,) = kernel.widgets.buttons(card, "Approve")
-    assert approve_b != approve_a and not kernel.widgets.models[approve_b]["disabled"]
+    assert approve_b != approve_a
+    kernel.wait_until(lambda: not kernel.widgets.models[approve_b]["disabled"], what="the new call's Approve, armed")
 
     kernel.click(approve_b)
     kernel.wait_until(lambda: "Completed" in kernel.widgets.header(card), what="the card to complete")

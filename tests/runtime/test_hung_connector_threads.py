@@ -143,7 +143,7 @@ async def test_a_call_queued_when_its_pass_ends_is_never_run(
         execution_id = out["execution_id"]
         rows = await _rows_when_settled(store_sql, execution_id)
         assert len(rows) == 1 and rows[0][0] == "error", rows
-        assert str(rows[0][1]).startswith("CallNotRun: not run: the pass ended first"), rows
+        assert str(rows[0][1]).startswith("CallNotRun: p.write: not run: the pass ended first"), rows
     finally:
         dead.release.set()
     assert (await asyncio.wait_for(holding, 30))["status"] == "completed"
