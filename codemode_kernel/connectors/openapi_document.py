@@ -458,7 +458,9 @@ class OpenApiDocument:
         # leave additionalProperties out, and a misspelt argument should be an error, not a
         # silently ignored body field.
         extra = schema.get("additionalProperties", False)
-        return dict(schema.get("properties", {})), [r for r in schema.get("required", []) if isinstance(r, str)], (
+        required = schema.get("required")  # a list of names; anything else (null, a string) names none
+        names = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
+        return dict(schema.get("properties", {})), names, (
             extra if extra is not False else False)
 
     def _local(self, schema: Any) -> Any:

@@ -19,7 +19,8 @@ from tests.conftest import RuntimeFactory
 
 pytestmark = pytest.mark.anyio
 
-SENT = "POST /payments was sent and no answer came within 1 s: the service may have made it; check before sending it again"
+SENT = ("POST /payments was sent and no answer came within 1 s: the service may have made it; check before sending "
+        "it again")
 
 
 class Bank:
@@ -58,11 +59,11 @@ async def test_an_unanswered_call_stays_executing_raises_again_on_replay_and_run
     state = await rt.execution(paused["execution_id"])
     assert state is not None
     assert [(e.seq, e.state) for e in state.log] == [(0, "executing"), (1, "pending")]
-    assert state.log[0].error == f"OutcomeUnknown: {SENT}"
+    assert state.log[0].error == f"OutcomeUnknown: bank.pay: {SENT}"
 
     done = await rt.approve(paused["execution_id"], seq=1)
     assert done["status"] == "completed", done
-    assert done["result"] == f"OutcomeUnknown: {SENT}", "the replay raised what the first pass saw"
+    assert done["result"] == f"OutcomeUnknown: bank.pay: {SENT}", "the replay raised what the first pass saw"
     assert bank.calls == {"pay": 1, "record": 1, "refund": 0}, "the unanswered call was not sent again"
 
 
@@ -72,7 +73,7 @@ async def test_an_unanswered_call_fails_the_pass_without_saying_it_failed(make_r
     out = await rt.execute("bank.pay(amount=5)")
     # In the sandbox a connector's own error types arrive as ConnectorError, their name first.
     assert out["status"] == "error" and out["error_type"] == "ConnectorError", out
-    assert out["error"].startswith(f"ConnectorError: OutcomeUnknown: {SENT}"), out
+    assert out["error"].startswith(f"ConnectorError: OutcomeUnknown: bank.pay: {SENT}"), out
     state = await rt.execution(out["execution_id"])
     assert state is not None and [e.state for e in state.log] == ["executing"]
 
