@@ -22,13 +22,14 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shlex
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 import anyio
 from mcp.server import MCPServer, Server
@@ -40,7 +41,7 @@ from codemode_kernel.connectors.base import Connector, Tool, sanitize_identifier
 from codemode_kernel.connectors.mcp import McpConnector
 from codemode_kernel.connectors.openapi_document import OpenApiDocument, parse_text
 from codemode_kernel.discovery.tool_text import INPUT_SCHEMA as CODE_INPUT_SCHEMA
-from codemode_kernel.errors import ConfigurationError
+from codemode_kernel.errors import ArgumentError, ConfigurationError
 from codemode_kernel.executor.base import Executor
 from codemode_kernel.executor.language import LANGUAGE_RULES
 from codemode_kernel.truncation import truncate
@@ -268,6 +269,10 @@ class _RequestConnector(Connector):
 
     def tools(self) -> Mapping[str, Tool]:
         async def execute(args: dict[str, Any], ctx: Any) -> Any:
+            problem = _path_problem(str(args["path"]))
+            if problem is not None:
+                raise ArgumentError(f"{self.name}.request: the path {problem}; nothing was sent. Give the path of "
+                                    "the resource itself, from the API's server (e.g. /pets/1).")
             options: dict[str, Any] = {"method": str(args["method"]).upper(), "path": args["path"]}
             for key in ("query", "body", "content_type"):
                 if key in args:
@@ -283,8 +288,9 @@ REQUEST_SCHEMA: dict[str, Any] = {
     "properties": {
         "method": {"type": "string", "enum": [*HTTP_METHODS, *(m.lower() for m in HTTP_METHODS)],
                    "description": "The HTTP method."},
-        # One leading slash, then no slash, backslash or control character (no //other-host/...).
-        "path": {"type": "string", "pattern": r"^/([^/\\\x00-\x1f][^\x00-\x1f\x7f]*)?$",
+        # One leading slash, then no slash, backslash or control character (C0, DEL, C1): no //other-host/...
+        # Dot segments are refused by _path_problem (they would leave a base path's prefix).
+        "path": {"type": "string", "pattern": r"^/([^/\\\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*)?$",
                  "description": "The path, from the API's server, e.g. /pets/1."},
         "query": {"type": "object", "description": "Query parameters.",
                   "additionalProperties": {"type": ["string", "number", "integer", "boolean", "null"]}},
@@ -294,6 +300,20 @@ REQUEST_SCHEMA: dict[str, Any] = {
     "required": ["method", "path"],
     "additionalProperties": False,
 }
+
+
+_SEPARATORS = re.compile(r"[/\\]")
+
+
+def _path_problem(path: str) -> str | None:
+    """Why ``path`` cannot be sent as the program gave it, or None (review 14): a ``.`` or ``..`` segment
+    (also percent-encoded, or between backslashes, which some servers read as slashes) would reach another
+    path than the one named, above the API's base path on the same host."""
+    if any(ord(c) < 32 or 127 <= ord(c) <= 159 for c in path):
+        return "holds a control character"
+    if any(segment in (".", "..") for segment in _SEPARATORS.split(unquote(path))):
+        return f"{path[:200]!r} has a '.' or '..' segment, which would name another path than the one written"
+    return None
 
 
 # -- shared ------------------------------------------------------------------------------------------
