@@ -32,6 +32,7 @@ recorded call 9.31 -> 9.10 µs (6 of 10): below what this machine resolves.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import traceback
@@ -617,6 +618,9 @@ def _run(source: str, session: _Session, namespaces: Mapping[str, Sequence[str]]
         done["error"] = _describe_error(exc, source, g, reserved, out_of_memory_hint)
     if session.fatal is not None:
         done["error"] = {**session.fatal, "lineno": None, "traceback": ""}
+    if "error" not in done and session.aborted is None and type(result) in _NOT_DATA:
+        done["error"] = {"type": "CodecError", "message": _not_data_result(result), "lineno": None,
+                         "traceback": ""}
     if "error" not in done and session.aborted is None:
         try:
             encoded = codec.encode(result, "the result")
@@ -637,8 +641,8 @@ def _run(source: str, session: _Session, namespaces: Mapping[str, Sequence[str]]
             else:
                 done["result"] = encoded
         except codec.EncodeError as exc:
-            done["error"] = {"type": "CodecError", "message": str(exc).replace("Cannot pass", "Cannot return"),
-                             "lineno": None, "traceback": ""}
+            done["error"] = {"type": "CodecError", "message": _encode_error_text(exc, g), "lineno": None,
+                             "traceback": ""}
     if "error" in done:  # an exception's text is the code's data: bounded before it is reported
         done["error"].update(_error_for_host(done["error"]))
         done["error"]["traceback"] = str(done["error"].get("traceback", ""))[:MAX_REQUEST_TEXT]
@@ -653,7 +657,9 @@ def _describe_error(exc: BaseException, source: str, g: Mapping[str, Any], reser
                     out_of_memory_hint: str = "") -> dict[str, Any]:
     message = str(exc)
     type_name = type(exc).__name__
-    if isinstance(exc, NameError) and getattr(exc, "name", None):
+    if type(exc) is NameError and getattr(exc, "name", None) in _INSPECTORS:  # not an UnboundLocalError
+        message = _inspector_hint(str(exc.name), source, _error_lineno(exc, CELL_FILENAME), g)
+    elif isinstance(exc, NameError) and getattr(exc, "name", None):
         available = sorted(n for n in g if not n.startswith("_") and n not in MODULES)
         message = (f"name {exc.name!r} is not defined. Globals available: {', '.join(available)}; "
                    f"modules: {', '.join(sorted(MODULES))}.")
@@ -665,6 +671,91 @@ def _describe_error(exc: BaseException, source: str, g: Mapping[str, Any], reser
             message += "; " + out_of_memory_hint
     return {"type": type_name, "message": message, "lineno": _error_lineno(exc, CELL_FILENAME),
             "traceback": _format_traceback(exc, source)}
+
+
+# What a person types to look at an object (review 14x M12): evaluating a connector, a method or
+# ``codemode`` is not data the codec can return, and ``help``/``dir`` are not builtins of the sandbox.
+# Each says what to write instead, with the exact call.
+
+#: The sandbox's own objects, by type: what each is called in a message (never its class name).
+_NOT_DATA: dict[type, str] = {ConnectorProxy: "a connector", MethodProxy: "a connector method",
+                              CodemodeApi: "Code Mode's API"}
+_INSPECTORS = frozenset({"help", "dir"})
+
+
+def _connector_names(g: Mapping[str, Any]) -> list[str]:
+    return sorted(n for n, v in g.items() if type(v) is ConnectorProxy and not n.startswith("_"))
+
+
+def _describe_how(target: str) -> str:
+    """How to see ``target`` (a connector, ``connector.method`` or ``codemode``) instead: the exact call."""
+    if target == "codemode":
+        return ("codemode.search('what you want to do') finds connector methods and codemode.describe('NAME') "
+                "describes a connector, a method or a snippet")
+    what = "gives its arguments and result" if "." in target else "lists its methods"
+    return f"codemode.describe({target!r}) {what} (in a notebook, {target}? shows the same)"
+
+
+def _describe_any(g: Mapping[str, Any]) -> str:
+    """How to see a connector or a method, for a message that does not know which (the pass's first connector
+    stands in for the example)."""
+    names = _connector_names(g)
+    connector = names[0] if names else "CONNECTOR"
+    return (f"codemode.describe({connector!r}) lists a connector's methods and codemode.describe('{connector}.METHOD') "
+            f"a method's arguments (in a notebook, {connector}? shows the same)")
+
+
+def _not_data_result(result: Any) -> str:
+    """The error for a pass whose result is a connector, a method or ``codemode``."""
+    get = object.__getattribute__
+    if type(result) is ConnectorProxy:
+        target = str(get(result, "_codemode_name"))
+        return f"`{target}` is a connector, not data, so it cannot be the result: {_describe_how(target)}."
+    if type(result) is MethodProxy:
+        target = f"{get(result, 'connector')}.{get(result, 'method')}"
+        return (f"`{target}` is a connector method, not data, so it cannot be the result: call it, {target}(...), "
+                f"for its result; {_describe_how(target)}.")
+    return f"`codemode` is Code Mode's API, not data, so it cannot be the result: {_describe_how('codemode')}."
+
+
+def _encode_error_text(exc: codec.EncodeError, g: Mapping[str, Any]) -> str:
+    """A result's encoding error, worded for the result; one of the sandbox's own objects inside it is
+    named for what it is, with how to describe it."""
+    words = next((w for t, w in _NOT_DATA.items() if t.__name__ == exc.type_name), None)
+    if words is None:
+        return str(exc).replace("Cannot pass", "Cannot return")
+    return (f"Cannot return {words} at {exc.where}: connectors, their methods and codemode are not data; "
+            f"{_describe_any(g)}.")
+
+
+def _looked_at(source: str, lineno: int | None, inspector: str) -> str | None:
+    """The dotted name ``help(x.y)`` / ``dir(x)`` is called with on line ``lineno``, if it is one."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == inspector
+                and node.args and (lineno is None or node.lineno == lineno)):
+            arg, parts = node.args[0], list[str]()
+            while isinstance(arg, ast.Attribute):
+                parts.insert(0, arg.attr)
+                arg = arg.value
+            return ".".join([arg.id, *parts]) if isinstance(arg, ast.Name) else None
+    return None
+
+
+def _inspector_hint(name: str, source: str, lineno: int | None, g: Mapping[str, Any]) -> str:
+    """The NameError of ``help``/``dir``: what to write instead, for what the call looks at."""
+    looked = _looked_at(source, lineno, name)
+    head = f"name {name!r} is not defined: Code Mode has no {name}()"
+    root = type(g.get(looked.split(".", 1)[0])) if looked else None
+    if looked and root is ConnectorProxy and looked.count(".") <= 1:
+        return f"{head}; {_describe_how(looked)}."
+    if root is CodemodeApi:
+        return f"{head}; {_describe_how('codemode')}."
+    value = "for a value, list(x) or sorted(x) gives a dict's keys and type(x) its type; " if name == "dir" else ""
+    return f"{head}; {value}{_describe_any(g)}."
 
 
 def _collect_variables(g: Mapping[str, Any], reserved: set[str], budget: int | None = None) -> dict[str, Any]:

@@ -37,7 +37,6 @@ async def rt(request: pytest.FixtureRequest) -> AsyncIterator[CodemodeRuntime]:
         yield runtime
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: datetime.strptime / time.strptime need '_strptime'")
 @pytest.mark.parametrize("code, expected", [
     ('datetime.datetime.strptime("2024-01-05", "%Y-%m-%d").isoformat()', "2024-01-05T00:00:00"),
     ('time.strptime("2024-01-05", "%Y-%m-%d").tm_yday', 5),
@@ -49,8 +48,7 @@ async def test_parsing_a_date_works(rt: CodemodeRuntime, code: str, expected: An
 
 
 @pytest.mark.parametrize("kind", [
-    pytest.param("isolated", marks=pytest.mark.xfail(
-        strict=True, reason="review 14x: Counter.most_common(n) needs heapq in the isolated worker")),
+    "isolated",
     "inprocess",  # the control: holds today
 ])
 async def test_counter_most_common_works(kind: str) -> None:
@@ -62,7 +60,6 @@ async def test_counter_most_common_works(kind: str) -> None:
     assert out["result"] == [("l", 2), ("h", 1)]
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: str.format is refused without pointing at the f-string")
 async def test_str_format_refusal_points_at_the_f_string(rt: CodemodeRuntime) -> None:
     out = await rt.execute('"{:,}".format(1234567)')
     if out["status"] == "completed":
