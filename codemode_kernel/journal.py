@@ -1120,7 +1120,7 @@ class JournalStore:
         on any database: statuses and entry states are known ones; every entry belongs to an
         execution; a ``pending`` entry is only in a running or paused execution, and a paused
         one has one; an ``executing`` entry (its outcome unknown) only in a running, error or
-        rolled_back one; a completed execution has its result or a note saying why not; the
+        rolled_back one, unless its connector said so (``OutcomeUnknown``: the program got the error); a completed execution has its result or a note saying why not; the
         schema version is the one this store knows.
         """
         problems: list[str] = []
@@ -1147,9 +1147,12 @@ class JournalStore:
                 problems.append(f"{runtime}/{eid}#{seq}: entry of an execution that does not exist")
             rules = [("pending", ("running", "paused")), ("executing", ("running", "error", "rolled_back"))]
             for state, allowed in rules:
+                which = [e.c.state == state, x.c.status.not_in(allowed)]
+                if state == "executing":  # a request sent and unanswered: the program got its error and went on
+                    which.append(or_(e.c.error.is_(None), ~e.c.error.like("OutcomeUnknown:%")))
                 for runtime, eid, seq, status in conn.execute(
                         select(e.c.runtime, e.c.execution_id, e.c.seq, x.c.status).select_from(joined)
-                        .where(and_(e.c.state == state, x.c.status.not_in(allowed)))):
+                        .where(and_(*which))):
                     problems.append(f"{runtime}/{eid}#{seq}: a {state} entry in a {status} execution")
             waiting = select(e.c.seq).where(and_(e.c.runtime == x.c.runtime, e.c.execution_id == x.c.id,
                                                  e.c.state == "pending")).exists()
