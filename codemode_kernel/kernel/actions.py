@@ -31,7 +31,13 @@ from datetime import timedelta
 from typing import Any
 
 from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError
-from codemode_kernel.kernel.display import error_parts, error_traceback, pending_summary, result_bundle
+from codemode_kernel.kernel.display import (
+    error_parts,
+    error_traceback,
+    image_bundles,
+    pending_summary,
+    result_bundle,
+)
 from codemode_kernel.kernel.notebook_runtime import NotebookRuntime, unreadable_problem
 from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, ReplayFilter, Sink, Tee
 from codemode_kernel.kernel.variables import CarriedVariables, not_carried_text
@@ -98,6 +104,8 @@ class Actions:
                 sink.stream(not_carried_text(missed) + "\n", "stderr")
             if out.get("result") is not None:
                 sink.display(result_bundle(out["result"]), result=True)
+                for image in image_bundles(out["result"]):  # an MCP tool's image content, shown as one
+                    sink.display(image)
             calls, revertable = await self._calls(eid, record.code)
             self._finish(eid, record, "completed", calls=calls, revertible=revertable, can_save=True,
                          card_home=card_home)

@@ -130,6 +130,34 @@ def result_bundle(value: Any) -> Bundle:
     return bundle(plain, tree_html(value))
 
 
+#: Image content a result may carry (an MCP tool's ``{"type": "image", "mime_type", "data"}`` blocks) is
+#: shown as an image too, for these raster types only: SVG is markup, and markup comes only from
+#: :mod:`.markup` (review 14x, noticed: the demo's ``memo.chart`` showed its base64 text).
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif"})
+#: Base64 characters of one image shown at most (about 3.75 MB decoded); a larger one stays text.
+MAX_IMAGE_CHARS = 5_000_000
+#: Images shown from one result at most.
+MAX_IMAGES = 20
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+
+
+def image_bundles(value: Any) -> list[Bundle]:
+    """The images a result carries as MCP image content (the value itself, or blocks of a list), each a
+    bundle of its type and a text/plain line; the base64 data is checked, anything else is ignored."""
+    blocks = value if isinstance(value, list) else [value]
+    out: list[Bundle] = []
+    for block in blocks:
+        if len(out) >= MAX_IMAGES:
+            break
+        if not (isinstance(block, dict) and block.get("type") == "image"):
+            continue
+        mime, data = block.get("mime_type"), block.get("data")
+        if (mime in IMAGE_TYPES and isinstance(data, str) and 0 < len(data) <= MAX_IMAGE_CHARS
+                and len(data) % 4 == 0 and _BASE64.fullmatch(data)):
+            out.append({mime: data, "text/plain": f"<{mime} image, {len(data) * 3 // 4:,} bytes>"})
+    return out
+
+
 def records_html(records: Sequence[Mapping[Any, Any]], *, caption: str | None = None) -> Html:
     """A list of records as a table: one column per key, in order of first appearance."""
     columns: list[Any] = []
