@@ -220,7 +220,7 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
             return 0
         pending = out["pending"][0]
         call = terminal_text(f"{pending['connector']}.{pending['method']}", multiline=False)
-        answer = "y" if mode == "yes" else ask(f"Approve {call}? [y/N] ")
+        answer = "y" if mode == "yes" else _ask(ask, f"Approve {call}? [y/N] ", console)
         # Each decision names the call shown (its seq): another front end over the same journal may have
         # decided it while the person read the prompt, and a late answer must not decide a later call.
         if answer.strip().lower() not in ("y", "yes"):
@@ -250,6 +250,15 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
         out = {"execution_id": eid, "status": "paused", "pending": [p.to_dict() for p in waiting]}
     console.outcome(out)
     return 0 if out["status"] == "completed" else 1
+
+
+def _ask(ask: Callable[[str], str], prompt: str, console: Console) -> str:
+    """The person's answer; with ``--json`` the prompt goes to stderr, so stdout stays one JSON document."""
+    if not console.as_json:
+        return ask(prompt)
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    return ask("")
 
 
 async def _command(args: argparse.Namespace, command: Command, values: dict[str, Any], console: Console,

@@ -144,3 +144,17 @@ def test_run_prints_what_the_first_pass_printed_once(project: Path, capsys: pyte
     rc, out, _ = _cli(project, capsys, "run", "--approve", "yes", str(project / "chatty.py"))
     assert rc == 0, out
     assert out.count("before the call") == 1 and out.count("after") == 1, out
+
+
+def test_json_run_asks_on_stderr(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`input()` writes its prompt to stdout: with --json the question goes to stderr instead."""
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return "y"
+
+    rc = main(["--dir", str(project), "--json", "run", str(project / "write.py")], ask=ask)
+    captured = capsys.readouterr()
+    assert rc == 0 and json.loads(captured.out)["status"] == "completed"
+    assert prompts == [""] and "Approve tasks.add_task? [y/N]" in captured.err, (prompts, captured.err)
