@@ -104,7 +104,11 @@ class McpConnector(Connector):
     this server, or a function ``revert(args, result, ctx)``.
 
     ``timeout`` bounds each call (seconds, default 60); ``connect_timeout`` bounds starting
-    the server and the MCP handshake (default 30).
+    the server and the MCP handshake (default 30). A call that was sent and got no answer (its
+    timeout, a connection lost under it) raises :class:`~codemode_kernel.errors.OutcomeUnknown`:
+    the server may have done it. A stdio server's lines are read up to ``max_line_bytes``
+    (:data:`MAX_LINE_BYTES`, 16,000,000; set the attribute to change it); a longer one closes the
+    connection with an error naming the limit.
 
     Configuration (``codemode.toml``), read by :meth:`from_config`::
 

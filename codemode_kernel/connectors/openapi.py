@@ -46,6 +46,7 @@ _EXCERPT_CHARS = 300
 #: character). A larger body is refused unread, before it fills the host's memory.
 MAX_RESPONSE_BYTES = 8 * codec.MAX_VALUE_CHARS
 _ERROR_BODY_BYTES = 64 * 1024  # of an error answer, enough for its excerpt
+MAX_DOCUMENT_BYTES = 64 * 2**20  # of a remote OpenAPI document (GitHub's REST description is 13 MB)
 # Text encodings whose decoder is slow on long input (punycode is quadratic: 3 s for 200 kB) or refuses
 # errors='replace' (idna): an answer naming one is read as UTF-8.
 _SLOW_CHARSETS = frozenset({"punycode", "idna"})
@@ -222,15 +223,26 @@ class OpenApiConnector(Connector):
         return self._document
 
     async def _fetch_document(self, url: str) -> str:
+        where = f"connector {self.name!r}: fetching the OpenAPI document {url}"
         try:
-            response = await self._http().get(url, timeout=self.timeout, follow_redirects=True)
+            # Bounded as an answer is (review 14, M1): the document's host may be anyone's.
+            async with asyncio.timeout(self.timeout):
+                async with self._http().stream("GET", url, timeout=self.timeout, follow_redirects=True) as response:
+                    ok = response.status_code < 400
+                    body = await _read_body(response, MAX_DOCUMENT_BYTES if ok else _ERROR_BODY_BYTES, refuse=ok,
+                                            where=where)
+        except TimeoutError:
+            raise ConfigurationError(f"{where}: no answer within {self.timeout:g} s (timeout).") from None
         except httpx.HTTPError as exc:
             raise ConfigurationError(f"connector {self.name!r}: cannot fetch the OpenAPI document {url}: "
                                      f"{_describe_http_error(exc)}.") from None
-        if response.status_code >= 400:
-            raise ConfigurationError(f"connector {self.name!r}: fetching the OpenAPI document {url} gave HTTP "
-                                     f"{response.status_code}: {_excerpt(response)}")
-        return response.text
+        except ConnectorError as exc:  # too large
+            raise ConfigurationError(str(exc).split(";")[0] + f"; a document is read up to {MAX_DOCUMENT_BYTES:,} "
+                                     "bytes. Save it as a file beside codemode.toml instead.") from None
+        if not ok:
+            raise ConfigurationError(f"{where} gave HTTP {response.status_code}: "
+                                     f"{_excerpt_of(response.headers, body)}")
+        return _text(response.headers, body)
 
     def secrets(self) -> list[str]:
         """The credential (and basic auth's base64 form), secret headers, ``${VAR}`` values, URL passwords."""
@@ -677,10 +689,6 @@ def _charset(content_type: str) -> str | None:
                 return None
             return None if info.name in _SLOW_CHARSETS else info.name
     return None
-
-
-def _excerpt(response: httpx.Response) -> str:
-    return _excerpt_of(response.headers, response.content)
 
 
 def _excerpt_of(headers: httpx.Headers, content: bytes) -> str:

@@ -249,3 +249,44 @@ async def test_a_refused_connection_is_a_plain_failure() -> None:
     assert "could not connect" in str(caught.value), caught.value
 
 
+
+
+@pytest.fixture
+def huge_document() -> Iterator[tuple[str, list[int]]]:
+    """A remote OpenAPI document announced as 1 GiB, written 64 KiB at a time until the client goes."""
+    sent = [0]
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(2**30))
+            self.end_headers()
+            with contextlib.suppress(OSError):
+                for _ in range(2**14):
+                    self.wfile.write(b" " * 65536)
+                    sent[0] += 65536
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/openapi.json", sent
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_a_huge_remote_document_is_refused_unread(huge_document: tuple[str, list[int]]) -> None:
+    """It is an error if the host reads a remote document far past what it reads of one, or does not say why."""
+    url, sent = huge_document
+    connector = OpenApiConnector("api", url, base_url="http://127.0.0.1:1")
+    with pytest.raises(ConfigurationError) as caught:
+        await connector.tools()
+    await connector.aclose()
+    assert "1,073,741,824 bytes" in str(caught.value) and "bytes" in str(caught.value), caught.value
+    assert sent[0] < 256 * 2**20, f"the host read {sent[0]:,} bytes of the document"
