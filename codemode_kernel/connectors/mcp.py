@@ -175,6 +175,7 @@ class McpConnector(Connector):
             label=f"MCP server {name!r} ({_describe_target(command, args, url, server)})",
         )
         self._connection = _Connection(self._target, self.connect_timeout)
+        self._server_tool_names: dict[str, str] = {}
 
     @property  # from where the server is: a command line, or a URL
     def target(self) -> str | None:  # type: ignore[override]
@@ -184,7 +185,6 @@ class McpConnector(Connector):
         if t.command is not None:
             return f"mcp {json.dumps([t.command, *t.args])} in {t.cwd or ''}"
         return None  # an in-process server object: this very object
-        self._server_tool_names: dict[str, str] = {}
 
     @property  # the longest line read from a stdio server (bytes)
     def max_line_bytes(self) -> int:
