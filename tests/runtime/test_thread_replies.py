@@ -212,9 +212,10 @@ async def test_an_outcome_no_request_takes_is_committed_within_the_bound(
     await until_stored(probe, [(0, "applied", "50" if method == "write" else "5", None)])
 
 
-@pytest.mark.parametrize(("kind", "raised"), [("key", {"type": "KeyError", "message": "'key'"}),
+@pytest.mark.parametrize(("kind", "raised"), [("key", {"type": "KeyError", "message": "probe.fail: 'key'"}),
                                               ("stop", {"type": "RuntimeError",
-                                                        "message": "the connector raised StopIteration: inside"})],
+                                                        "message": "probe.fail: the connector raised StopIteration: "
+                                                                   "inside"})],
                          ids=["KeyError", "StopIteration"])
 async def test_an_exception_is_replied_and_stored_as_on_the_loop(
         journal: RuntimeJournal, probe: Probe, kind: str, raised: dict[str, str]) -> None:
@@ -280,7 +281,7 @@ async def test_replies_too_long_for_one_write_and_exceptions_reach_the_code(
     host = handler(journal, probe, LONG)
     out = await executor.execute(code, NAMES, host=host)
     assert out.error is None, out.error
-    assert out.result == [20_000, "KeyError: 'k'", 5, 10]
+    assert out.result == [20_000, "KeyError: probe.fail: 'k'", 5, 10]  # the call's path first (review 14x M10)
     host.flush()
     assert [row[1] for row in probe.entries()] == ["error", "applied", "applied", "applied"]
     assert probe.calls == {"write": 1, "fail": 1, "slow": 0, "odd": 1, "later": 1, "wide": 0}
