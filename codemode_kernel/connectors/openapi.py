@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import difflib
 import fnmatch
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -268,6 +269,7 @@ class OpenApiConnector(Connector):
         where = f"connector {self.name!r}"
         auth = self._effective_auth(doc)
         operations = doc.operations(auth.secret_names() if auth else set())
+        self._check_filters(operations, where)
         by_name: dict[str, Operation] = {}
         for op in operations:
             if not self._selected(op):
@@ -302,6 +304,25 @@ class OpenApiConnector(Connector):
                 revert=revert,
             ), self.secrets)
         return out
+
+    def _check_filters(self, operations: Sequence[Operation], where: str) -> None:
+        """Refuse an ``include`` or ``exclude`` entry that matches no operation (review 14x, M14): a mistyped
+        include left the connector with no methods, a mistyped exclude left callable the operation it was
+        written to hide. The connector is then unavailable (fails closed), and the problem names the entry."""
+        labels: set[str] = set()
+        for op in operations:
+            labels.update((op.name, *([op.operation_id] if op.operation_id else []), *(f"tag:{t}" for t in op.tags)))
+        wrong = []
+        for key, patterns in (("include", self.include), ("exclude", self.exclude)):
+            for pattern in patterns:
+                if not any(fnmatch.fnmatchcase(label, pattern) for label in labels):
+                    close = difflib.get_close_matches(pattern, sorted(labels), n=1)
+                    wrong.append(f"{key} names {pattern!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        if wrong:
+            raise ConfigurationError(
+                f"{where}: {'; '.join(wrong)}, which match{'es' if len(wrong) == 1 else ''} no operation of its "
+                "document (operationIds, method names or tag:<tag>). Fix the table: the connector is left out until "
+                "then.")
 
     def _selected(self, op: Operation) -> bool:
         labels = [op.name, *([op.operation_id] if op.operation_id else []), *(f"tag:{t}" for t in op.tags)]
