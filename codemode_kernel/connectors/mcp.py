@@ -276,10 +276,20 @@ class McpConnector(Connector):
         command = self._target.command
         if command is None or os.sep in command or resolve_command(command) is not None:
             return None
+        if _command_line(command):
+            return "its MCP server's command is written as a whole command line (the program and its arguments apart)"
         return f"its MCP server's command {command!r} is not installed on this machine"
 
     async def _list_tools(self) -> list[mcp_types.Tool]:
         missing = self.missing_command()
+        command = self._target.command
+        if missing is not None and command is not None and _command_line(command):
+            self.failure_summary = missing
+            parts = shlex.split(command)
+            raise ConfigurationError(
+                f"{self._target.label}: `mcp.command` is {command!r}, a whole command line, not a program: give the "
+                f"program in `command` and the rest in `args` (command = {json.dumps(parts[0])}, args = "
+                f"{json.dumps(parts[1:])}), or write the line itself as `mcp = {json.dumps(command)}`.")
         if missing is not None:
             self.failure_summary = missing
             raise ConfigurationError(
@@ -427,6 +437,15 @@ class McpConnector(Connector):
 
 
 # -- the connection --------------------------------------------------------------------------------
+
+
+def _command_line(command: str) -> bool:
+    """Whether ``command`` (found nowhere as a program) reads as a program followed by arguments."""
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return False
+    return len(parts) > 1 and resolve_command(parts[0]) is not None
 
 
 class _Target:

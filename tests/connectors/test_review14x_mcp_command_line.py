@@ -17,7 +17,6 @@ import pytest
 from codemode_kernel.building import runtime_for_folder
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a command line in mcp.command is 'not found ... install it'")
 def test_a_command_line_in_command_is_told_to_use_args(tmp_path: Path) -> None:
     (tmp_path / "codemode.toml").write_text(
         '[connectors.memo]\nmcp = { command = "python -m codemode_kernel.demo.mcp_server" }\n', encoding="utf-8")
