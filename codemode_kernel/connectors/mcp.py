@@ -331,7 +331,7 @@ class McpConnector(Connector):
                     "ToolSetConnector.")
             by_ident[ident] = t
         known = {t.name: ident for ident, t in by_ident.items()} | {ident: ident for ident in by_ident}
-        self.policy.check(known, where)
+        self.policy.check(known, where, schemas={ident: t.input_schema for ident, t in by_ident.items()})
         self._server_tool_names = {ident: t.name for ident, t in by_ident.items()}
         # The server may know the secrets it was given: what it says about its tools is redacted too.
         clean = redactor(self.secrets())

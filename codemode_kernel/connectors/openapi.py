@@ -282,7 +282,8 @@ class OpenApiConnector(Connector):
             by_name[op.name] = op
         known = {op.name: op.name for op in by_name.values()}
         known.update({op.operation_id: op.name for op in by_name.values() if op.operation_id})
-        self.policy.check(known, where, labels={f"tag:{t}" for op in by_name.values() for t in op.tags})
+        self.policy.check(known, where, labels={f"tag:{t}" for op in by_name.values() for t in op.tags},
+                          schemas={name: op.input_schema for name, op in by_name.items()})
         self._resolved_base = self._base_url(doc)
         self._operations = by_name
         self.auth = auth

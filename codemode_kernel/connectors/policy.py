@@ -205,6 +205,21 @@ def _unknown_method(where: str, key: str, name: str, known: Mapping[str, str]) -
 # -- reverts -------------------------------------------------------------------------------------
 
 
+def _check_revert_args(where: str, key: str, revert: RevertMapping, schema: Any) -> None:
+    """Refuse a revert argument its method's input schema does not name (unless the schema takes any)."""
+    if not isinstance(schema, Mapping) or schema.get("additionalProperties", False) not in (False, None):
+        return
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return
+    for name in revert.args:
+        if name not in properties:
+            close = difflib.get_close_matches(str(name), [str(p) for p in properties], n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else f" Its arguments: {', '.join(map(str, properties))}."
+            raise ConfigurationError(f"{where}: reverts.{key}.args names {name!r}, which {revert.method!r} does not "
+                                     f"take.{hint}")
+
+
 @dataclass(frozen=True)
 class RevertMapping:
     """Undo a call by calling ``method`` with arguments rendered from the call's args and result."""
@@ -315,10 +330,13 @@ class ConnectorPolicy:
         return {"requires_approval": rule.default_all if rule.default_all is not None else list(rule.always),
                 "no_approval": list(rule.never), "reverts": dict(self.reverts)}
 
-    def check(self, known: Mapping[str, str], where: str, *, labels: Collection[str] = ()) -> None:
+    def check(self, known: Mapping[str, str], where: str, *, labels: Collection[str] = (),
+              schemas: Mapping[str, Any] | None = None) -> None:
         """Refuse names that match no method; ``known`` maps every name of a method to the method.
 
-        ``labels`` are further names approval rules may use (OpenAPI's ``tag:<tag>``).
+        ``labels`` are further names approval rules may use (OpenAPI's ``tag:<tag>``). ``schemas``
+        (each method's input schema) lets a revert's argument names be checked too: a name the
+        method does not take failed only at rollback, when the person needed it (review 14x, M15).
         """
         self.approval.check_known({**known, **dict.fromkeys(labels, "")}, where)
         for key, revert in self.reverts.items():
@@ -326,6 +344,8 @@ class ConnectorPolicy:
                 raise ConfigurationError(_unknown_method(where, "reverts", key, known))
             if isinstance(revert, RevertMapping) and revert.method not in known:
                 raise ConfigurationError(_unknown_method(where, f"reverts.{key}.method", revert.method, known))
+            if isinstance(revert, RevertMapping) and schemas is not None:
+                _check_revert_args(where, key, revert, schemas.get(known[revert.method]))
 
     def requires_approval(self, names: Sequence[str], default: bool) -> bool:
         """Approval for the method known by ``names``; ``default`` is the connector's own answer."""
@@ -387,7 +407,7 @@ class WithPolicy(Connector):
         tools: Mapping[str, Tool] = await raw if inspect.isawaitable(raw) else raw
         decorated = {n: self.inner.tool(n, t) for n, t in tools.items()}
         known = {n: n for n in decorated}
-        self.policy.check(known, self.where)
+        self.policy.check(known, self.where, schemas={n: t.input_schema for n, t in decorated.items()})
 
         async def call(method: str, args: dict[str, Any], ctx: ExecutionContext) -> Any:
             result = decorated[method].execute(args, ctx)

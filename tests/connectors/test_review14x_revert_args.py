@@ -37,7 +37,6 @@ def make():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: a revert's wrong argument name is accepted until rollback fails")
 def test_a_revert_argument_the_method_does_not_take_is_a_load_problem(tmp_path: Path) -> None:
     (tmp_path / "review14x_rv.py").write_text(MODULE, encoding="utf-8")
     (tmp_path / "codemode.toml").write_text(
