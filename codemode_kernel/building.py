@@ -54,9 +54,15 @@ def choose_store_url(config: CodemodeConfig, *, notebook: Path | None, cwd: Path
             or default_store_url(notebook, cwd))
 
 
-def build_runtime(config: CodemodeConfig, *, store_url: str, fallback_store_url: str,
+def build_runtime(config: CodemodeConfig, *, store_url: str, fallback_store_url: str | None,
                   host_connectors: Mapping[str, Connector] | None = None) -> Built:
-    """The runtime for ``config`` plus connectors connected by hand (which replace configured ones)."""
+    """The runtime for ``config`` plus connectors connected by hand (which replace configured ones).
+
+    ``fallback_store_url=None``: a store that cannot be opened is an error (StoreError), not a
+    problem with another journal in its place (the command line's explicit ``--store``).
+    """
+    from codemode_kernel.errors import StoreError
+
     from codemode_kernel.runtime import CodemodeRuntime
 
     problems: list[str] = []
@@ -75,6 +81,9 @@ def build_runtime(config: CodemodeConfig, *, store_url: str, fallback_store_url:
         runtime = make([], store_url)
     except Exception as exc:  # a bad store URL must not keep the front door from starting
         reason = without_store_secrets(f"{type(exc).__name__}: {exc}", store_url)
+        if fallback_store_url is None:
+            raise StoreError(shown_store(store_url), f"cannot be opened ({reason})",
+                             "give a store URL that opens (--store or CODEMODE_STORE); nothing was created") from None
         problems.append(f"The store {shown_store(store_url)!r} cannot be opened ({reason}). Using "
                         f"{shown_store(fallback_store_url)} instead; fix [store] url or {STORE_ENV} "
                         "(then %reload in a notebook).")
@@ -106,7 +115,7 @@ def build_executor(settings: ExecutorSettings, label: str, problems: list[str]) 
 
 
 def runtime_for_folder(folder: Path, *, store: str | None = None, env: Mapping[str, str] | None = None,
-                       notebook: Path | None = None) -> Built:
+                       notebook: Path | None = None, strict_store: bool = False) -> Built:
     """What the kernel would build for a notebook in ``folder`` (the CLI's and ``codemode mcp``'s runtime).
 
     With ``notebook`` (a path in ``folder``) the journal is that notebook's, the very file its
@@ -114,10 +123,12 @@ def runtime_for_folder(folder: Path, *, store: str | None = None, env: Mapping[s
     the folder (``<folder>.codemode.db``), as for a kernel that is not told its notebook. A
     ``store`` URL, ``CODEMODE_STORE`` or ``[store] url`` come first either way.
 
-    Configuration problems come first in ``problems``, then what had to give way.
+    Configuration problems come first in ``problems``, then what had to give way; with
+    ``strict_store`` a store that cannot be opened raises StoreError instead of giving way.
     """
     config = load_config(folder, env=env)
     url = choose_store_url(config, notebook=notebook, cwd=folder, env=env, override=store)
-    built = build_runtime(config, store_url=url, fallback_store_url=default_store_url(notebook, folder))
+    built = build_runtime(config, store_url=url,
+                          fallback_store_url=None if strict_store else default_store_url(notebook, folder))
     built.problems[:0] = [str(p) for p in config.problems]
     return built

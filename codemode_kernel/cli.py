@@ -265,9 +265,17 @@ async def _command(args: argparse.Namespace, command: Command, values: dict[str,
                    ask: Callable[[str], str]) -> int:
     if command.name == "demo":
         return await demo(console, ask)
+    # A mistyped path is an error before anything is made there (review 14x, M13).
+    if args.notebook is not None and not args.notebook.is_file():
+        raise UsageError(f"--notebook {str(args.notebook)!r}: no such notebook file; give the path of an "
+                         "existing .ipynb (nothing was created).")
+    if args.dir is not None and not args.dir.is_dir():
+        raise UsageError(f"--dir {str(args.dir)!r}: no such folder; give the folder that holds codemode.toml "
+                         "(nothing was created).")
     notebook = args.notebook.resolve() if args.notebook is not None else None
     folder = notebook.parent if notebook is not None else (args.dir or Path.cwd()).resolve()
-    built = runtime_for_folder(folder, store=args.store, notebook=notebook)
+    # An explicit --store that cannot open is an error, not another journal in its place (review 14x, M13).
+    built = runtime_for_folder(folder, store=args.store, notebook=notebook, strict_store=args.store is not None)
     rt = built.runtime
     for p in built.problems:
         sys.stderr.write(f"configuration: {quoted_block(p)}\n")

@@ -155,6 +155,7 @@ def test_notebook_names_the_journal_the_kernel_uses(project: Path, capsys: pytes
     from codemode_kernel.config import default_store_url
 
     notebook = project / "analysis.ipynb"
+    notebook.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
     assert main(["--notebook", str(notebook), "run", "--approve", "no", str(project / "prog.py")]) == 0
     capsys.readouterr()
     assert Path(default_store_url(notebook, project).removeprefix("sqlite:///")).exists()

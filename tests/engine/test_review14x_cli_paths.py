@@ -19,7 +19,6 @@ import pytest
 from codemode_kernel.cli import main
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: codemode --dir <missing> creates it and exits 0")
 def test_a_missing_dir_is_an_error_not_created(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "no" / "such" / "folder"
     rc = main(["--dir", str(missing), "executions"])
@@ -28,7 +27,6 @@ def test_a_missing_dir_is_an_error_not_created(tmp_path: Path, capsys: pytest.Ca
     assert rc != 0 and str(missing) in err, err
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: codemode --notebook <missing>.ipynb creates its journal")
 def test_a_missing_notebook_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["--notebook", str(tmp_path / "nope.ipynb"), "executions"])
     err = capsys.readouterr().err
@@ -36,7 +34,6 @@ def test_a_missing_notebook_is_an_error(tmp_path: Path, capsys: pytest.CaptureFi
     assert rc != 0 and "nope.ipynb" in err, err
 
 
-@pytest.mark.xfail(strict=True, reason="review 14x: codemode --store <bad URL> falls back to another journal")
 def test_an_explicit_store_that_cannot_open_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
