@@ -62,7 +62,6 @@ def build_runtime(config: CodemodeConfig, *, store_url: str, fallback_store_url:
     problem with another journal in its place (the command line's explicit ``--store``).
     """
     from codemode_kernel.errors import StoreError
-
     from codemode_kernel.runtime import CodemodeRuntime
 
     problems: list[str] = []

@@ -1120,8 +1120,9 @@ class JournalStore:
         on any database: statuses and entry states are known ones; every entry belongs to an
         execution; a ``pending`` entry is only in a running or paused execution, and a paused
         one has one; an ``executing`` entry (its outcome unknown) only in a running, error or
-        rolled_back one, unless its connector said so (``OutcomeUnknown``: the program got the error); a completed execution has its result or a note saying why not; the
-        schema version is the one this store knows.
+        rolled_back one, unless its connector said so (``OutcomeUnknown``: the program got the error);
+        a completed execution has its result or a note saying why not; the schema version is the one
+        this store knows.
         """
         problems: list[str] = []
         e, x = entries, executions

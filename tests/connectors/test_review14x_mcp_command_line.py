@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-
 from codemode_kernel.building import runtime_for_folder
 
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-
 from codemode_kernel.building import runtime_for_folder
 
 PETSTORE = Path(__file__).resolve().parents[2] / "codemode_kernel" / "demo" / "petstore.yaml"

@@ -10,8 +10,6 @@ nor a model can tell which connector method raised.
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 

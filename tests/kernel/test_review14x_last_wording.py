@@ -9,8 +9,6 @@ snippet", "to rollback") and the statuses as raw identifiers ("or error or rejec
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 

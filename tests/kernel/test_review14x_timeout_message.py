@@ -14,8 +14,6 @@ import json
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 MODULE = '''
