@@ -669,8 +669,20 @@ def _describe_error(exc: BaseException, source: str, g: Mapping[str, Any], reser
         type_name, message = LimitExceeded.__name__, "the pass ran out of memory (MemoryError)"
         if out_of_memory_hint:
             message += "; " + out_of_memory_hint
+    snippet = _failed_snippet(exc)
+    if snippet is not None and not isinstance(exc, MemoryError):  # which saved program failed (review 14x, M7)
+        message = f"snippet {snippet!r} failed: {message}"
     return {"type": type_name, "message": message, "lineno": _error_lineno(exc, CELL_FILENAME),
             "traceback": _format_traceback(exc, source)}
+
+
+def _failed_snippet(exc: BaseException) -> str | None:
+    """The name of the innermost snippet the error was raised in (``codemode.run``), if any."""
+    name = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename.startswith("<snippet ") and frame.filename.endswith(">"):
+            name = frame.filename[len("<snippet "):-1]
+    return name
 
 
 # What a person types to look at an object (review 14x M12): evaluating a connector, a method or
