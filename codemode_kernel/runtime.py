@@ -441,8 +441,7 @@ class CodemodeRuntime:
         catalog = self._catalogs.whole
         if catalog is None:
             try:  # a connector that failed is asked again now if this program names it
-                catalog = await self._catalogs.get(needs=lambda name: re.search(rf"\b{re.escape(name)}\b", code)
-                                                   is not None)
+                catalog = await self._catalogs.get(needs=lambda name: _names(code, name))
             except ConfigurationError as exc:
                 return _error_output(execution_id, "ConfigurationError", str(exc))
         if len(code) > codec.MAX_VALUE_CHARS:  # refused before anything is recorded (issue 14, defect 4)
@@ -736,7 +735,7 @@ class CodemodeRuntime:
                     "before you send it again.")
         # Only when the program names an unavailable connector: on any other failure the note buried the
         # program's own error (review 14x, M5). The reasons are for the author (%connectors), not the model.
-        named = {n: why for n, why in catalog.unavailable.items() if re.search(rf"\b{re.escape(n)}\b", code)}
+        named = {n: why for n, why in catalog.unavailable.items() if _names(code, n)}
         if named:
             text = sentence(text) + " " + unavailable_note(named, self._connectors)
         # A program's own exception may have a long name; the journal keeps 64 characters of a type (review 14, M3).
@@ -1101,6 +1100,11 @@ def _error_output(execution_id: str, error_type: str, message: str, logs: Sequen
 
 
 MAX_ERROR_CHARS = 100_000
+def _names(code: str, name: str) -> bool:
+    """Whether a program's text names ``name`` as a whole word (a connector it may use)."""
+    return re.search(rf"\b{re.escape(name)}\b", code) is not None
+
+
 #: Pass errors that stop a pass from outside while a connector call may still run on the host.
 _STOPPED = frozenset({"Timeout", "Interrupted", "WorkerCrashed", "LimitExceeded"})
 
