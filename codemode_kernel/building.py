@@ -123,8 +123,14 @@ def runtime_for_folder(folder: Path, *, store: str | None = None, env: Mapping[s
     ``store`` URL, ``CODEMODE_STORE`` or ``[store] url`` come first either way.
 
     Configuration problems come first in ``problems``, then what had to give way; with
-    ``strict_store`` a store that cannot be opened raises StoreError instead of giving way.
+    ``strict_store`` a store that cannot be opened raises StoreError instead of giving way. A
+    relative ``folder`` or ``notebook`` is taken from the working directory.
     """
+    # Resolved once, here: the configuration joins its relative paths to the folder, and a connector
+    # that joins them again to a relative folder reads the wrong file (an OpenAPI document was read
+    # from 'proj/proj/../api.yaml'); targets name the folder too, so each spelling was another backend.
+    folder = folder.resolve()
+    notebook = notebook.resolve() if notebook is not None else None
     config = load_config(folder, env=env)
     url = choose_store_url(config, notebook=notebook, cwd=folder, env=env, override=store)
     built = build_runtime(config, store_url=url,
