@@ -624,6 +624,8 @@ class PassHandler:
             if entry.state == "error":
                 return {"raise": _parse_error(entry.error)}
             if entry.state == "applied" and entry.ephemeral:
+                if tool.replay != "reexecute" or tool.requires_approval:
+                    return self.fail("InvalidStateError", _not_reexecuted(seq, method.path, tool.requires_approval))
                 return await self._run(method, args, seq, record=False, facts=facts)
             if entry.state == "pending":
                 if state.approved_seq != seq:
@@ -1094,6 +1096,14 @@ def _describe_call(connector: str, method: str, args: str) -> str:
     shown = args if len(args) <= 200 else args[:200] + "…"
     return f"{connector}.{method}({shown})"
 
+
+def _not_reexecuted(seq: int, path: str, needs_approval: bool) -> str:
+    """Why a call recorded as a live read (``replay="reexecute"``) is not run again: its method changed since."""
+    now = ("now requires approval" if needs_approval
+           else "is now journaled with its result (replay='log'), and no result was kept for this call")
+    return (f"call #{seq} ({path}) was recorded as a live read that runs again on every pass (replay='reexecute'), "
+            f"but {path} {now}; it is not run again without a person's approval. The connector's configuration "
+            "changed since this execution started: start a new execution.")
 
 def _parse_error(text: str | None) -> dict[str, str]:
     if not text:
