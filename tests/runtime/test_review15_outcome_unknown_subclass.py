@@ -45,7 +45,6 @@ def bank(calls: dict[str, int]) -> ToolSetConnector:
     return ToolSetConnector([pay, record], name="bank", requires_approval={"record"}, target="review15 bank")
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: an OutcomeUnknown subclass is taken for a host crash on replay")
 async def test_a_subclass_of_outcome_unknown_replays_as_raised_and_the_approval_runs(
         make_runtime: RuntimeFactory) -> None:
     calls = {"pay": 0, "record": 0}
