@@ -151,7 +151,7 @@ from codemode_kernel import codec, snippets, targets
 from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_names
 from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
-from codemode_kernel.connectors.unavailable import unavailable_hints, unavailable_note
+from codemode_kernel.connectors.unavailable import GENERIC_REASON, unavailable_hints, unavailable_note
 from codemode_kernel.discovery.describe import not_found_message
 from codemode_kernel.discovery.service import Discovery
 from codemode_kernel.discovery.tool_text import INPUT_SCHEMA as TOOL_INPUT_SCHEMA
@@ -863,6 +863,8 @@ class CodemodeRuntime:
             if row.status not in allowed:
                 raise InvalidStateError(execution_id, row.status, "roll back", allowed)
             journal = j.entries(execution_id)
+            if any(e.state == "applied" and e.connector in catalog.unavailable for e in journal):
+                catalog = await self.catalog(retry=True)  # a server that was down may be back: ask it now
             touched = sorted({e.connector for e in journal if revert_for(catalog, e.connector, e.method, e.state)})
             moved = targets.changed(row.options.get("targets"), catalog.targets, touched)
             if moved:  # another backend has the name now: revert nothing there, nor elsewhere (review 13, M4)
@@ -870,6 +872,11 @@ class CodemodeRuntime:
             # Reverted by an earlier rollback that stopped before recording the status (a crash).
             earlier = any(e.state == "reverted" for e in journal) and row.status != "rolled_back"
             for e in reversed(journal):
+                if e.state == "applied" and e.connector in catalog.unavailable:
+                    # Configured, but its methods could not be listed now: its revert (if any) cannot be
+                    # run, and the call stands. Said, not skipped like a connector no longer configured.
+                    failures.append(_not_reverted_unavailable(e.seq, e.connector, e.method, self._connectors))
+                    continue
                 revert = revert_for(catalog, e.connector, e.method, e.state)
                 if revert is None:
                     continue
@@ -1110,6 +1117,13 @@ _STOPPED = frozenset({"Timeout", "Interrupted", "WorkerCrashed", "LimitExceeded"
 
 #: The longest error type name the journal keeps (executions.error_type is 64 characters).
 _MAX_TYPE_CHARS = 64
+
+def _not_reverted_unavailable(seq: int, connector: str, method: str, connectors: Mapping[str, Connector]) -> str:
+    """A rollback's failure line for an applied call whose connector is configured but unavailable now."""
+    found = connectors.get(connector)
+    why = ((found.failure_summary if found is not None else None) or GENERIC_REASON).strip().rstrip(".")
+    return (f"#{seq} {connector}.{method}: not reverted: connector {connector!r} is unavailable now ({why}); "
+            "the call stays applied: roll back again once the connector is back (%connectors shows its state)")
 
 REVERT_UNKNOWN = ("RevertOutcomeUnknown: the host stopped while this call was being reverted, so whether the "
                   "revert took effect is unknown; check the connector (the revert is not run again)")
