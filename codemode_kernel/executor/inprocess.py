@@ -20,6 +20,7 @@ from typing import Any
 
 from codemode_kernel.errors import Interrupted, Timeout, WorkerCrashed
 from codemode_kernel.executor.base import ExecuteResult, HostHandler, OutputCallback, SandboxError
+from codemode_kernel.executor.language import own_random, pass_modules
 from codemode_kernel.executor.sandbox import run_pass
 from codemode_kernel.executor.stream import MAX_KEPT_OUTPUT_CHARS, OutputStream, output_stream
 
@@ -116,6 +117,9 @@ class InProcessExecutor:
         self.limits = limits or InProcessLimits()
         self._running: set[tuple[_ThreadChannel, asyncio.Future[dict[str, Any]]]] = set()
         self._channels: weakref.WeakSet[_ThreadChannel] = weakref.WeakSet()  # passes whose host may still answer
+        # The host's own modules are the sandbox's (module objects are shared in one process): a cell's
+        # random.seed(...) reseeded the host's generator. This executor's passes draw from their own.
+        self._modules = {"random": own_random()}
 
     async def execute(
         self,
@@ -136,10 +140,11 @@ class InProcessExecutor:
 
         def target() -> None:
             try:
-                outcome = run_pass(code, namespaces, dict(inputs or {}), channel,
-                                   max_output_chars=limits.max_output_chars, max_calls=limits.max_calls,
-                                   max_result_chars=limits.max_result_chars, capture_variables=capture_variables,
-                                   replay=replay, output=output)
+                with pass_modules(self._modules):
+                    outcome = run_pass(code, namespaces, dict(inputs or {}), channel,
+                                       max_output_chars=limits.max_output_chars, max_calls=limits.max_calls,
+                                       max_result_chars=limits.max_result_chars,
+                                       capture_variables=capture_variables, replay=replay, output=output)
             except BaseException as exc:
                 outcome = {"error": {"type": WorkerCrashed.__name__, "message": f"{type(exc).__name__}: {exc}"}}
             def settle() -> None:

@@ -9,8 +9,13 @@ Design log:
 - ``compile_restricted`` alone cannot express "the last expression is the result" or a
   top-level ``return``; we run RestrictedPython's transformer ourselves and then rewrite
   the *checked* tree (our injected names start with ``_`` so user code cannot name them).
-- Module objects are the real stdlib modules. In the worker they die with the process; in
-  the in-process executor the write guard stops ``json.dumps = ...`` style poisoning.
+- A pass gets each allow-listed module's *face* (``_face``), not the module: its public names, no
+  ``__file__``/``__spec__`` (a module's repr and CPython's import errors showed the host's paths),
+  public sets, dicts and lists as read-only copies (in process they were the host's own). The
+  names' values are the module's own objects; in the in-process executor the write guard stops
+  ``json.dumps = ...`` style poisoning, and ``random`` is a face over the executor's own generator
+  (``own_random``). Rejected: the real modules with ``__file__`` hidden (they are the host's, in
+  process), and proxy objects (every attribute read of ``json.dumps`` would pay a Python call).
 - RestrictedPython is defence in depth and good error messages; the process is the
   boundary (DESIGN §11).
 - A pass's compile does less for the same code (issue 12, s10w): a rewriter runs only when the
@@ -54,6 +59,7 @@ import abc as _abc
 import ast
 import base64 as _base64
 import collections as _collections
+import contextlib
 import datetime as _datetime
 import enum as _enum
 import functools as _functools
@@ -66,10 +72,11 @@ import random as _random
 import re as _re
 import statistics as _statistics
 import string as _string
+import threading as _threading
 import time as _time
 import uuid as _uuid
-from collections.abc import Callable, Sequence
-from types import CodeType, ModuleType
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import CodeType, MappingProxyType, ModuleType
 from typing import Any
 
 from RestrictedPython.Eval import default_guarded_getitem
@@ -127,8 +134,106 @@ VIEWS: dict[str, ModuleType] = {
     "functools": _view(_functools, ("cache", "cmp_to_key", "lru_cache", "partial", "reduce"),
                        "its other functions read and write attributes for the caller, past the guards"),
 }
-MODULES.update(VIEWS)
 _VIEWED = tuple(VIEWS.values())
+_MISSING = object()
+class _ThisThread(_threading.local):
+    #: Set by :func:`pass_modules` in an in-process pass's thread: the modules that pass gets instead
+    #: of the shared faces (its own ``random``). A class default, so that reading it where it is not
+    #: set raises nothing (a getattr default cost ~0.4 µs in every pass's globals).
+    modules: Mapping[str, ModuleType] | None = None
+
+
+_THIS_THREAD = _ThisThread()
+
+
+def _read_only(value: Any) -> Any:
+    """A module's public container as the sandbox sees it: a read-only copy (``hashlib.algorithms_available``
+    was the host's own set, in process: ``.clear()`` in a cell emptied it for the host; s14v)."""
+    t = type(value)
+    if t is set:
+        return frozenset(value)
+    if t is dict:
+        return MappingProxyType(dict(value))
+    if t is list:
+        return tuple(value)
+    return value
+
+
+def _face(module: ModuleType) -> ModuleType:
+    """What the sandbox gets for an allow-listed module: its public names, nothing that says where it
+    lives (no ``__file__``, ``__spec__`` or ``__path__``: ``repr(json)`` and CPython's "cannot import
+    name" text showed the host's stdlib path; session 14's closing note), public containers read-only.
+
+    Module-valued names are looked up at each use (``collections.abc``, ``statistics.random``), so
+    they are faces too, or refused (``datetime.sys``), and an in-process pass's own modules apply.
+    A name the module gains later is found through the module; names starting with '_' are not.
+    """
+    face = ModuleType(module.__name__, module.__doc__)
+    face.__dict__.update({name: _read_only(value) for name, value in vars(module).items()
+                          if not name.startswith("_") and not isinstance(value, ModuleType)})
+
+    def attribute(name: str) -> Any:
+        value = _MISSING if name.startswith("_") else getattr(module, name, _MISSING)
+        if isinstance(value, ModuleType):
+            if not _module_allowed(value):
+                raise _refuse_module(face, name)
+            return sandbox_module(value)
+        if value is _MISSING:
+            # Our own error: CPython's would carry the real module as its ``obj``.
+            raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+        return _read_only(value)
+
+    def names() -> list[str]:
+        return sorted(name for name, value in vars(module).items() if not name.startswith("_")
+                      and (not isinstance(value, ModuleType) or _module_allowed(value)))
+
+    face.__dict__["__getattr__"] = attribute
+    face.__dict__["__dir__"] = names
+    return face
+
+
+#: Each allow-listed module's face, by name, made on first use (views are their own faces).
+FACES: dict[str, ModuleType] = dict(VIEWS)
+
+
+def sandbox_module(module: ModuleType) -> ModuleType:
+    """The module a pass gets for ``module`` (allow-listed: :func:`_module_allowed`): the pass's own
+    (:func:`pass_modules`), else its shared face."""
+    name = module.__name__
+    own = _THIS_THREAD.modules
+    if own is not None and name in own:
+        return own[name]
+    face = FACES.get(name)
+    if face is None:
+        face = FACES.setdefault(name, _face(module))
+    return face
+
+
+def own_random(generator: _random.Random | None = None) -> ModuleType:
+    """A face of ``random`` whose functions are ``generator``'s (a new one by default), not the
+    module's shared generator. Each in-process executor gives its passes one, so that
+    ``random.seed(...)`` in a cell does not reseed the host's generator. The isolated worker keeps
+    the shared one: each worker is a process of its own, re-seeded when it is forked."""
+    generator = generator or _random.Random()
+    face = _face(_random)
+    for name, value in vars(face).items():
+        if isinstance(getattr(value, "__self__", None), _random.Random):  # random.seed is _inst.seed
+            face.__dict__[name] = getattr(generator, name)
+    return face
+
+
+@contextlib.contextmanager
+def pass_modules(modules: Mapping[str, ModuleType]) -> Iterator[None]:
+    """Passes run in this thread meanwhile get ``modules`` instead of the shared faces (in-process only)."""
+    before = _THIS_THREAD.modules
+    _THIS_THREAD.modules = modules
+    try:
+        yield
+    finally:
+        _THIS_THREAD.modules = before
+
+
+MODULES.update({name: sandbox_module(module) for name, module in MODULES.items()})
 
 LANGUAGE_RULES = (
     "Python (RestrictedPython): the value of the last expression is the result (a top-level `return` "
@@ -519,7 +624,7 @@ def _guarded_getattr(ob: Any, name: str) -> Any:
     if isinstance(value, ModuleType):
         if not _module_allowed(value):
             raise _refuse_module(ob, name)
-        return VIEWS.get(value.__name__, value)
+        return sandbox_module(value)
     return value
 
 
@@ -574,12 +679,11 @@ def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = 
     )
     if level != 0 or parts[0] not in MODULES or any(p.startswith("_") for p in parts):
         raise refusal
-    module = __import__(name, None, None, fromlist or (), 0)
-    if isinstance(module, ModuleType) and module.__name__ in VIEWS:
-        module = VIEWS[module.__name__]
+    real = __import__(name, None, None, fromlist or (), 0)
+    module = sandbox_module(real)
     # `from datetime import sys` fetches the attribute in C, past the _getattr_ guard.
     for item in fromlist or ():
-        value = getattr(module, str(item), None)
+        value = getattr(real, str(item), None)
         if isinstance(value, ModuleType) and value.__name__ in VIEWS:
             raise ImportError(f"cannot import {item!r} from {name!r}: write `import {value.__name__}`.")
         if isinstance(value, _enum.EnumType) and not value.__members__:
@@ -590,6 +694,10 @@ def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = 
         if isinstance(value, ModuleType) and not _module_allowed(value):
             raise ImportError(f"cannot import {item!r} from {name!r}: it is a module that is not available in "
                               f"Code Mode. Available modules: {', '.join(sorted(MODULES))}.")
+        if getattr(module, str(item), _MISSING) is _MISSING:
+            # CPython's own text names the module's file, and its ImportError carries it as ``path``:
+            # the host's stdlib path (session 14's closing note).
+            raise ImportError(f"cannot import name {item!r} from {name!r}", name=name)
     return module
 
 
@@ -634,5 +742,8 @@ def guard_globals(print_collector: Any) -> dict[str, Any]:
         "_print_": print_collector,
     }
     g.update(MODULES)
+    own = _THIS_THREAD.modules
+    if own:
+        g.update(own)
     g["__codemode_write__"] = _write_slot(g)
     return g
