@@ -34,12 +34,14 @@ from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_na
 from codemode_kernel.connector_threads import ArgumentsRefused, check_schema, decoded_arguments, invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.toolset import ToolSetConnector
+from codemode_kernel.connectors.unavailable import unavailable_hints, unavailable_note_for
 from codemode_kernel.discovery.service import Discovery
 from codemode_kernel.discovery.tool_text import DEFAULT_HEAD, connector_line
 from codemode_kernel.discovery.tool_text import INPUT_SCHEMA as CODE_INPUT_SCHEMA
 from codemode_kernel.errors import ConfigurationError, clip
 from codemode_kernel.executor.base import Executor, SandboxError
 from codemode_kernel.executor.language import LANGUAGE_RULES
+from codemode_kernel.wording import sentence
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +115,10 @@ def create_code_tool(
 
 def code_tool_description(connectors: Mapping[str, Connector], description: str | None = None) -> str:
     """The description of a non-durable code tool: connector names (never methods), discovery, the language."""
-    lines = [connector_line(cname, c) for cname, c in sorted(connectors.items())]
+    # A connector known unusable before it is started (its command is not installed) is marked, as
+    # runtime.tool() marks it: a model is not offered a connector that cannot work (review 15, H2).
+    hints = unavailable_hints(connectors, ())
+    lines = [connector_line(cname, c, hints.get(cname)) for cname, c in sorted(connectors.items())]
     return "\n".join([
         description or DEFAULT_HEAD, "", "Connectors:", *(lines or ["- (none)"]), "",
         "Discover before you call: codemode.search('what you want') ranks methods; "
@@ -176,8 +181,10 @@ class CodeRunner:
         failure = handler.failure or result.error
         if failure is not None:
             message = failure.message
-            if catalog.unavailable and failure.type in ("NameError", "AttributeError"):
-                message += "; unavailable now: " + "; ".join(f"{k} ({v})" for k, v in catalog.unavailable.items())
+            if failure.type in ("NameError", "AttributeError") and (
+                    note := unavailable_note_for(code, catalog.unavailable, self.connectors)):
+                # Summaries only: the catalog's own text (command line, stderr) is the author's (review 15, H2).
+                message = sentence(message) + " " + note
             return _error(failure.type, message, logs)
         try:
             value = codec.decode(result.result, "the result")

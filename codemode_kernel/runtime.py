@@ -151,7 +151,7 @@ from codemode_kernel import codec, snippets, targets
 from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_names
 from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
-from codemode_kernel.connectors.unavailable import GENERIC_REASON, unavailable_hints, unavailable_note
+from codemode_kernel.connectors.unavailable import GENERIC_REASON, named_in, unavailable_hints, unavailable_note_for
 from codemode_kernel.discovery.describe import not_found_message
 from codemode_kernel.discovery.service import Discovery
 from codemode_kernel.discovery.tool_text import INPUT_SCHEMA as TOOL_INPUT_SCHEMA
@@ -441,7 +441,7 @@ class CodemodeRuntime:
         catalog = self._catalogs.whole
         if catalog is None:
             try:  # a connector that failed is asked again now if this program names it
-                catalog = await self._catalogs.get(needs=lambda name: _names(code, name))
+                catalog = await self._catalogs.get(needs=lambda name: named_in(code, name))
             except ConfigurationError as exc:
                 return _error_output(execution_id, "ConfigurationError", str(exc))
         if len(code) > codec.MAX_VALUE_CHARS:  # refused before anything is recorded (issue 14, defect 4)
@@ -735,9 +735,8 @@ class CodemodeRuntime:
                     "before you send it again.")
         # Only when the program names an unavailable connector: on any other failure the note buried the
         # program's own error (review 14x, M5). The reasons are for the author (%connectors), not the model.
-        named = {n: why for n, why in catalog.unavailable.items() if _names(code, n)}
-        if named:
-            text = sentence(text) + " " + unavailable_note(named, self._connectors)
+        if note := unavailable_note_for(code, catalog.unavailable, self._connectors):
+            text = sentence(text) + " " + note
         # A program's own exception may have a long name; the journal keeps 64 characters of a type (review 14, M3).
         kept_type = error_type if len(error_type) <= _MAX_TYPE_CHARS else error_type[:_MAX_TYPE_CHARS - 1] + "…"
         if not _record_end(j, execution_id, "error", folded, error=text, error_type=kept_type, logs=logs,
@@ -1107,11 +1106,6 @@ def _error_output(execution_id: str, error_type: str, message: str, logs: Sequen
 
 
 MAX_ERROR_CHARS = 100_000
-def _names(code: str, name: str) -> bool:
-    """Whether a program's text names ``name`` as a whole word (a connector it may use)."""
-    return re.search(rf"\b{re.escape(name)}\b", code) is not None
-
-
 #: Pass errors that stop a pass from outside while a connector call may still run on the host.
 _STOPPED = frozenset({"Timeout", "Interrupted", "WorkerCrashed", "LimitExceeded"})
 

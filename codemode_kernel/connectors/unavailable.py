@@ -10,6 +10,7 @@ reached the model). The model gets :func:`unavailable_note`: each connector's
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 
 from codemode_kernel.connectors.base import Connector
@@ -46,3 +47,14 @@ def unavailable_note(unavailable: Mapping[str, str], connectors: Mapping[str, Co
         # The parts are joined into one sentence: a summary's own full stop would end it early.
         parts.append(f"connector {name!r} is unavailable: {(summary or GENERIC_REASON).strip().rstrip('.')}")
     return "Note: " + "; ".join(parts) + f"; {WHERE_TO_LOOK}." if parts else ""
+
+
+def named_in(code: str, name: str) -> bool:
+    """Whether a program's text names ``name`` as a whole word (a connector it may use)."""
+    return re.search(rf"\b{re.escape(name)}\b", code) is not None
+
+
+def unavailable_note_for(code: str, unavailable: Mapping[str, str], connectors: Mapping[str, Connector]) -> str:
+    """:func:`unavailable_note` for the unavailable connectors the program names ("" when it names none):
+    what a failed pass adds to its error, in every door (the runtime, the journal-less code tool)."""
+    return unavailable_note({n: why for n, why in unavailable.items() if named_in(code, n)}, connectors)

@@ -180,10 +180,12 @@ class Unreachable(Connector):
 
 
 async def test_an_unavailable_connector_is_named_in_the_error() -> None:
-    """A connector whose tools cannot be listed is left out; using it says why."""
+    """A connector whose tools cannot be listed is left out; using it says it is unavailable, with the
+    connector's own short summary only: the catalog's reason is the author's (review 15, H2)."""
     tool = create_code_tool([Unreachable(), Shop().connector()], executor=InProcessExecutor())
     out = await tool.call("down.anything()")
-    assert out["error_type"] == "NameError" and "no route to host" in out["error"]
+    assert out["error_type"] == "NameError" and "connector 'down' is unavailable" in out["error"], out
+    assert "no route to host" not in out["error"]
     assert (await tool.call("len(shop.list_items())"))["result"] == 2
 
 

@@ -38,7 +38,6 @@ async def executor(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
     await ex.aclose()
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: the code tool tells the model an unavailable server's stderr")
 async def test_a_program_naming_a_broken_server_hears_no_stderr_nor_command_line(executor: Any, tmp_path: Path) -> None:
     server = tmp_path / "broken_server.py"
     server.write_text(f"import sys\nsys.stderr.write({STDERR!r} + '\\n')\nsys.exit(1)\n", encoding="utf-8")
