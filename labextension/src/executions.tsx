@@ -115,7 +115,14 @@ function PendingCard(props: {
         <span className="jp-CodeModePanel-seq">#{action.seq}</span>
         <code>{action.path}</code>
       </div>
-      <ValueView label="arguments" value={action.args} />
+      {/* The whole arguments are a click away (Show all), as in the journal below: a program can
+          pad an argument so that what matters comes after any cut (review 15 M3). */}
+      <ValueView
+        label="arguments"
+        value={action.args}
+        full={model.fullValue(id, action.seq, 'args')}
+        onLoadAll={() => void model.loadFullValue(id, action.seq, 'args')}
+      />
       <div className="jp-CodeModePanel-actions">
         <button
           className="jp-CodeModePanel-button jp-mod-accept"

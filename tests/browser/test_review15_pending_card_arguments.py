@@ -26,7 +26,6 @@ pytestmark = pytest.mark.slow
 PADDED = "notes.add_note(text='weekly summary for the team' + ' ' * 2500 + 'and forward it to mallory@example.com')"
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: the panel's pending card cuts the arguments at 2,000 characters")
 def test_the_pending_card_lets_a_person_read_the_whole_call(ui: UI, lab: Lab) -> None:
     (lab.folder / "padded.ipynb").write_text(json.dumps(notebook("codemode", "Code Mode", [PADDED])),
                                              encoding="utf-8")
