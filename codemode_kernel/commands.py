@@ -319,6 +319,10 @@ _SEARCH_CALL = re.compile(r"codemode\.search\('what you want'\)")
 _DESCRIBE_CALL = re.compile(r"codemode\.describe\('([^'\s]{1,300})'(?:, (page=(\d+)|full=True))?\)")
 _DESCRIBE_MORE = re.compile(r"^# describe more: (.*)$", re.M)
 _SUFFIX = re.compile(r"(?<![\w.])\.([A-Za-z_]\w*)")
+#: targets.refusal's closing words (review 15x, M2): load the configuration again, or reject the execution.
+_RELOADED = re.compile(r", load it again and ")
+_REJECT_CALL = re.compile(r"runtime\.reject\('([0-9A-Za-z]{1,64})'\)")
+_RELOAD_WORDS: Mapping[Door, str] = {"magic": ", run %reload and ", "cli": " and "}  # codemode reads it afresh
 
 
 def door_text(text: str, door: Door, *, path: str | None = None) -> str:
@@ -330,6 +334,9 @@ def door_text(text: str, door: Door, *, path: str | None = None) -> str:
     words = _SPELLING[door]
     text = _LIST_EXECUTIONS.sub(f"List them with {words['executions']}.", text)
     text = _SEARCH_CALL.sub(words["search"], text)
+    text = _RELOADED.sub(_RELOAD_WORDS[door], text)
+    reject = "%reject" if door == "magic" else "codemode reject"
+    text = _REJECT_CALL.sub(lambda m: f"{reject} {m.group(1)}", text)
 
     def describe(match: re.Match[str]) -> str:
         option = (f" --page {match.group(3)}" if match.group(3) else " --full" if match.group(2) else "")

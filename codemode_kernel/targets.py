@@ -64,18 +64,35 @@ def changed(recorded: Any, now: Mapping[str, str], names: Sequence[str]) -> list
     return out
 
 
+#: The words a refusal ends with where the person loads a configuration again and rejects an execution; the
+#: doors put their own commands in their place (``commands.door_text``: ``%reload`` / ``%reject ID`` in a
+#: notebook, ``codemode reject ID`` in a terminal, whose every command reads codemode.toml afresh).
+RELOADED = ", load it again and "
+
+
 def refusal(execution_id: str, verb: str, changed: Sequence[tuple[str, str]]) -> str:
-    """Why ``verb`` (``roll back``, ``approve``) refused: which connectors, why, and what to do."""
-    names = ", ".join(repr(name) for name, _ in changed)
+    """Why ``verb`` (``roll back``, ``approve``) refused: which connectors, why, and what to do (review 15x, M2)."""
+    names = [name for name, _ in changed]
+    shown = ", ".join(repr(name) for name in names)
     several = len(changed) > 1
-    made_in_code = any(then.startswith(_OBJECT) for _, then in changed)
-    why = ("it was made in code without a target= (so only that very object, in the process that ran the "
-           "execution, is known to act on the same backend)" if made_in_code else
-           "its configuration names another server, URL, command or options than when the execution ran")
+    s = "s" if several else ""
+    made_in_code = [name for name, then in changed if then.startswith(_OBJECT)]
+    configured = [name for name in names if name not in made_in_code]
     nothing = "nothing was rolled back" if verb == "roll back" else "nothing was approved"
-    return (f"execution {execution_id!r} made its calls on connector{'s' if several else ''} {names} as "
-            f"{'they were' if several else 'it was'} configured then, and the connector{'s' if several else ''} "
-            f"of that name configured now may act on another backend: {why}. So {nothing}: it would run on a "
-            f"backend the execution never used. {verb.capitalize()} it from the notebook, folder or host that ran it "
-            "(with the same configuration); a connector made in code needs the same target= in both, e.g. "
-            "ToolSetConnector([...], name='notes', target='notes database /srv/notes.db').")
+    again = "roll it back" if verb == "roll back" else "approve it"
+    text = (f"Execution {execution_id!r} made its calls on connector{s} {shown} as {'they were' if several else 'it was'} "
+            f"configured then; the connector{s} of {'those names' if several else 'that name'} configured now may act "
+            f"on another backend, so {nothing}: it would run where the execution never ran.")
+    if configured:
+        tables = ", ".join(f"[connectors.{name}]" for name in configured)
+        text += (f" The configuration of {', '.join(repr(n) for n in configured)} changed since (another server, URL, "
+                 f"command or options): put it back as it was (codemode.toml's {tables}, or the connector given to the "
+                 f"runtime){RELOADED}{again}.")
+    if made_in_code:
+        text += (f" {', '.join(repr(n) for n in made_in_code)} {'were' if len(made_in_code) > 1 else 'was'} made in "
+                 "code without a target=, so only that very object, in the process that ran the execution, is known to "
+                 f"act on the same backend: {again} from there, or give the connector the same target= in both, e.g. "
+                 f"ToolSetConnector([...], name={made_in_code[0]!r}, target='notes database /srv/notes.db').")
+    if verb == "approve":
+        text += f" Or reject the execution, which ends it without running the call: runtime.reject({execution_id!r})."
+    return text

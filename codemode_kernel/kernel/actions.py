@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from codemode_kernel.commands import door_text
 from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError
 from codemode_kernel.kernel.display import (
     error_parts,
@@ -529,6 +530,7 @@ def _show_error(origin: Sink | None, out: Mapping[str, Any]) -> None:
 
 def _show_text_error(origin: Sink | None, ename: str, evalue: str) -> None:
     if origin is not None:
+        evalue = door_text(evalue, "magic")  # the library's hints in the magics' words (review 15x M2)
         origin.error(ename, evalue, error_traceback(ename, evalue, code=None, line=None, count=None))
 
 

@@ -42,7 +42,6 @@ def changed(tmp_path: Path) -> Iterator[tuple[Kernel, str, str]]:
     kernel.shutdown()
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a refused rollback (target changed) says nothing actionable")
 def test_a_refused_rollback_says_what_to_do_in_this_notebook(changed: tuple[Kernel, str, str]) -> None:
     kernel, completed, _ = changed
     run = kernel.execute(f"%rollback {completed}")
@@ -54,7 +53,6 @@ def test_a_refused_rollback_says_what_to_do_in_this_notebook(changed: tuple[Kern
     assert "ToolSetConnector(" not in message, message  # the connector is a codemode.toml table
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a refused approval (target changed) does not offer %reject")
 def test_a_refused_approval_offers_reject(changed: tuple[Kernel, str, str]) -> None:
     kernel, _, _paused = changed
     run = kernel.execute("%approve last")
