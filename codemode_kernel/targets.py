@@ -80,7 +80,8 @@ def refusal(execution_id: str, verb: str, changed: Sequence[tuple[str, str]]) ->
     configured = [name for name in names if name not in made_in_code]
     nothing = "nothing was rolled back" if verb == "roll back" else "nothing was approved"
     again = "roll it back" if verb == "roll back" else "approve it"
-    text = (f"Execution {execution_id!r} made its calls on connector{s} {shown} as {'they were' if several else 'it was'} "
+    were = "they were" if several else "it was"
+    text = (f"Execution {execution_id!r} made its calls on connector{s} {shown} as {were} "
             f"configured then; the connector{s} of {'those names' if several else 'that name'} configured now may act "
             f"on another backend, so {nothing}: it would run where the execution never ran.")
     if configured:
