@@ -93,10 +93,23 @@ class Redactor:
         if self._text is None or self._clean(value):
             return value
         try:
+            return self._walk_recursive(value)  # the quick walk, for the depths results have
+        except RecursionError:  # deeper than the interpreter's stack (or a cycle): the same walk, on a list
             return self._walk(value)
-        except RecursionError:
-            raise ConnectorError("the connector's result is nested too deeply to be checked for credentials; "
-                                 "ask for a flatter result") from None
+
+    def _walk_recursive(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, bytes):
+            assert self._bytes is not None
+            return self._bytes.sub(REDACTED.encode(), value)
+        if isinstance(value, Mapping):
+            return {self._walk_recursive(k): self._walk_recursive(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._walk_recursive(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self._walk_recursive(v) for v in value)
+        return value
 
     def _clean(self, value: Any) -> bool:
         """True when no form of a secret occurs in ``value``: one search over its JSON text.
@@ -118,19 +131,67 @@ class Redactor:
             return False
         return not opaque and self._text.search(text) is None
 
-    def _walk(self, value: Any) -> Any:
+    def _leaf(self, value: Any) -> Any:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, bytes):
             assert self._bytes is not None
             return self._bytes.sub(REDACTED.encode(), value)
-        if isinstance(value, Mapping):
-            return {self._walk(k): self._walk(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self._walk(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(self._walk(v) for v in value)
         return value
+
+    def _walk(self, value: Any) -> Any:
+        """``value`` redacted, walked with a stack of its own: any depth, no RecursionError (s15o). A part
+        shared by several places is redacted once and stays shared; a value that contains itself (no JSON
+        value does) is a ConnectorError, not a loop."""
+        if not isinstance(value, (Mapping, list, tuple)):
+            return self._leaf(value)
+        done: dict[int, Any] = {}  # id of a finished container -> its redacted copy
+        open_ids: set[int] = set()  # the containers being walked (the current path)
+        stack: list[_Frame] = []
+        result: list[Any] = []
+
+        def enter(item: Any) -> Any:
+            """The redacted item when it is known now; else its frame is pushed and _PENDING returned."""
+            if not isinstance(item, (Mapping, list, tuple)):
+                return self._leaf(item)
+            if id(item) in done:
+                return done[id(item)]
+            if id(item) in open_ids:
+                raise ConnectorError("the connector's result refers to itself (a cycle), which no JSON value "
+                                     "holds; it cannot be returned")
+            open_ids.add(id(item))
+            items = iter(item.items()) if isinstance(item, Mapping) else iter(item)
+            stack.append(_Frame(item, items, {} if isinstance(item, Mapping) else []))
+            return _PENDING
+
+        def give(item: Any) -> None:
+            if not stack:
+                result.append(item)
+                return
+            frame = stack[-1]
+            if isinstance(frame.out, dict):
+                frame.out[frame.key] = item
+            else:
+                frame.out.append(item)
+
+        enter(value)
+        while stack:
+            frame = stack[-1]
+            nxt = next(frame.items, _PENDING)
+            if nxt is _PENDING:
+                stack.pop()
+                open_ids.discard(id(frame.source))
+                out = tuple(frame.out) if isinstance(frame.source, tuple) else frame.out
+                done[id(frame.source)] = out
+                give(out)
+                continue
+            if isinstance(frame.out, dict):
+                key, nxt = nxt
+                frame.key = self._walk(key) if isinstance(key, tuple) else self._leaf(key)
+            item = enter(nxt)
+            if item is not _PENDING:
+                give(item)
+        return result[0]
 
     def error(self, exc: Exception) -> Exception:
         """``exc``, or a ConnectorError with its message redacted when the message held a secret.
@@ -144,6 +205,21 @@ class Redactor:
             return exc
         # The kind the runtime records by stays: a sent request's unknown outcome is never retried.
         return OutcomeUnknown(cleaned) if isinstance(exc, OutcomeUnknown) else ConnectorError(cleaned)
+
+
+_PENDING: Any = object()
+
+
+class _Frame:
+    """One container being redacted: its source, the iterator over its items, the copy being built."""
+
+    __slots__ = ("items", "key", "out", "source")
+
+    def __init__(self, source: Any, items: Any, out: dict[Any, Any] | list[Any]) -> None:
+        self.source = source
+        self.items = items
+        self.out = out
+        self.key: Any = None
 
 
 @functools.lru_cache(maxsize=64)
