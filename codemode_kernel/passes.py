@@ -131,7 +131,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from codemode_kernel import codec
+from codemode_kernel import codec, connector_errors
 from codemode_kernel.catalog import Catalog, Method
 from codemode_kernel.connector_threads import (
     ArgumentsRefused,
@@ -722,6 +722,7 @@ class PassHandler:
 
     def _raised(self, seq: int, exc: Exception, record: bool, path: str) -> Reply:
         error = _error_of(path, exc)
+        connector_errors.raised(self.state.execution_id, seq, path, exc)  # its author's traceback (15x M7)
         if record:
             text = f"{error['type']}: {error['message']}"
             entry_state = _state_after(exc)
@@ -972,6 +973,7 @@ class PassHandler:
                         return EncodedReply(encoded, stored), Outcome(seq, "applied", stored, None)
             elif isinstance(raised := future_safe(error), Exception):
                 text = _error_of(method.path, raised)
+                connector_errors.raised(self.state.execution_id, seq, method.path, raised)
                 return {"raise": text}, Outcome(seq, _state_after(raised), None, f"{text['type']}: {text['message']}")
         except Exception:  # the loop does it again, and says what went wrong
             pass
