@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import os
+import re
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from codemode_kernel.connectors.base import Connector
+from codemode_kernel.errors import ConnectorError
 
 #: Fingerprints of targets given in words start with this; those of objects with :data:`_OBJECT`.
 _NAMED = "t:"
@@ -31,6 +34,54 @@ _OBJECT = "o:"
 _tokens: weakref.WeakKeyDictionary[Connector, str] = weakref.WeakKeyDictionary()
 _process = hashlib.sha256(os.urandom(16)).hexdigest()[:16]
 _counter = itertools.count()
+
+
+#: PBKDF2 rounds for the part of a target that may hold a credential (~15 ms once per distinct value set).
+SECRET_ROUNDS = 20_000
+_SALT = b"codemode-kernel connector target"
+_digests: dict[str, str] = {}
+
+
+def secret_part(label: str, values: Mapping[str, str]) -> str:
+    """``" label#digest"`` for settings that pick the backend (an MCP server's ``env`` and ``headers``, an
+    OpenAPI connector's ``headers`` and account; review 15 H1, 15x M10), or ``""`` for none. ``${VAR}``
+    references are read from the environment, as the connection would (an unset one stays as written).
+    A setting whose name looks like a credential (``looks_secret``: TOKEN, Authorization, ...) counts by its
+    name only, and a URL without its password: those rotate while the backend stays. The digest is a slow
+    salted hash all the same: what is left may name a user or a host, and the journal keeps its hash."""
+    if not values:
+        return ""
+    from codemode_kernel.connectors.policy import expand_env  # policy imports the connectors' base, as we do
+    from codemode_kernel.connectors.secrets import looks_secret
+
+    def resolved(text: str) -> str:
+        try:
+            return expand_env(text, "target")
+        except ConnectorError:
+            return text
+
+    def kept(name: str, text: str) -> str:
+        # A credential rotates without the backend changing: its name counts, not its value (review 15x M10);
+        # a URL's password likewise.
+        if looks_secret(name.rsplit(" ", 1)[-1]):
+            return "(a credential)"
+        return without_password(resolved(text))
+
+    text = json.dumps({k: kept(k, v) for k, v in values.items()}, sort_keys=True, ensure_ascii=False)
+    data = text.encode("utf-8", "surrogatepass")
+    key = hashlib.sha256(data).hexdigest()
+    digest = _digests.get(key)
+    if digest is None:
+        digest = _digests.setdefault(key, hashlib.pbkdf2_hmac("sha256", data, _SALT, SECRET_ROUNDS).hex()[:32])
+    return f" {label}#{digest}"
+
+
+def without_password(text: str) -> str:
+    """``text`` with any ``scheme://user:password@`` written ``scheme://user@``."""
+    return _URL_PASSWORD.sub(r"\1@", text)
+
+
+_URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*):[^/\s@]*@")
 
 
 def fingerprint(connector: Connector) -> str:

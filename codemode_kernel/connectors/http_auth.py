@@ -116,6 +116,14 @@ class HttpAuth:
         user = self.username if self.username is not None else os.environ.get(self.username_env or "", "")
         return [secret, base64.b64encode(f"{user}:{secret}".encode()).decode("ascii")]
 
+    def identity(self) -> dict[str, str]:
+        """What tells one account from another without the credential itself, which rotates: the kind, where
+        it goes, the user, and the environment variable it is read from (hashed into the connector's target:
+        review 15 H1, 15x M10)."""
+        user = self.username if self.username is not None else os.environ.get(self.username_env or "", "")
+        return {"auth type": self.type, "auth at": f"{self.location} {self.name or ''}", "auth user": user or "",
+                "auth read from": f"${self.value_env}" if self.value_env else "(written in the configuration)"}
+
     def apply(self, what: str) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
         """(headers, query parameters, cookies) to add to a request; reads environment variables now."""
         secret = self.value if self.value is not None else read_env(self.value_env or "", what)

@@ -63,6 +63,7 @@ from codemode_kernel.connectors.policy import (
 from codemode_kernel.connectors.secrets import config_secrets, listed, redacting, redactor
 from codemode_kernel.connectors.stderr_tail import StderrTail
 from codemode_kernel.errors import ConfigurationError, ConnectorError, OutcomeUnknown
+from codemode_kernel.targets import secret_part
 
 log = logging.getLogger(__name__)
 
@@ -180,10 +181,14 @@ class McpConnector(Connector):
     @property  # from where the server is: a command line, or a URL
     def target(self) -> str | None:  # type: ignore[override]
         t = self._target
-        if t.url is not None:
-            return f"mcp {t.url}"
-        if t.command is not None:
-            return f"mcp {json.dumps([t.command, *t.args])} in {t.cwd or ''}"
+        if t.url is not None:  # ${VAR} in the URL and the headers pick the tenant or account (review 15 H1)
+            chosen = {f"header {k}": v for k, v in t.headers.items()}
+            if "${" in t.url:
+                chosen["url"] = t.url
+            return f"mcp {t.url}" + secret_part("with", chosen)
+        if t.command is not None:  # the environment often names the server's data or account
+            return (f"mcp {json.dumps([t.command, *t.args])} in {t.cwd or os.getcwd()}"  # where it runs, too
+                    + secret_part("env", t.env or {}))
         return None  # an in-process server object: this very object
 
     @property  # the longest line read from a stdio server (bytes)

@@ -39,6 +39,7 @@ from codemode_kernel.connectors.policy import (
 )
 from codemode_kernel.connectors.secrets import config_secrets, listed, redacting, redactor
 from codemode_kernel.errors import ConfigurationError, ConnectorError, OutcomeUnknown
+from codemode_kernel.targets import secret_part
 
 _SAFE_METHODS = ("GET", "HEAD")
 _EXCERPT_CHARS = 300
@@ -164,7 +165,13 @@ class OpenApiConnector(Connector):
     @property  # where requests go: the base URL, once known
     def target(self) -> str | None:  # type: ignore[override]
         base = self._resolved_base or self.base_url
-        return f"openapi {base}" if base else None
+        if not base:
+            return None
+        # The account is the backend too: its headers and its credential (review 15 H1).
+        chosen = {f"header {k}": v for k, v in self.headers.items()}
+        if self.auth is not None:
+            chosen.update(self.auth.identity())
+        return f"openapi {base}" + secret_part("as", chosen)
 
     # -- configuration ---------------------------------------------------------------------------
 

@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import sys
 
-import pytest
-
 from codemode_kernel import McpConnector
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: an MCP table's env and headers are not part of its target")
 def test_a_different_backend_in_env_or_headers_is_a_different_target() -> None:
     args = ["-m", "codemode_kernel.demo.mcp_server"]
     a = McpConnector("memo", command=sys.executable, args=args, env={"NOTES_DB": "/srv/team-a.db"})

@@ -53,7 +53,6 @@ def notes(folder: Path, notes_file: Path) -> McpConnector:
                         env={"NOTES_FILE": str(notes_file)}, requires_approval=["add_note"], connect_timeout=20)
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: an MCP server's env is not part of its target fingerprint")
 async def test_approve_from_a_table_whose_env_points_elsewhere_runs_nothing(
         make_runtime: RuntimeFactory, tmp_path: Path) -> None:
     (tmp_path / "notes_server.py").write_text(SERVER, encoding="utf-8")
@@ -78,7 +77,6 @@ DOC = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: an OpenAPI connector's headers and auth are not part of its target")
 async def test_approve_from_a_connector_with_another_accounts_credentials_runs_nothing(
         make_runtime: RuntimeFactory) -> None:
     """One service, one base URL, two accounts (an ``X-Account`` header here; another token in ``auth``
