@@ -22,6 +22,7 @@ and how to see it.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import unicodedata
 import weakref
@@ -388,9 +389,35 @@ def describe_connector(catalog: Catalog, name: str, *, page: int = 1) -> Describ
 # -- a snippet -----------------------------------------------------------------------------------
 
 
+def inferred_input_schema(code: str) -> dict[str, Any] | None:
+    """For a snippet saved without an input schema (``%snippet save``, the panel, ``codemode save-snippet``):
+    what its code reads of ``input``, as a schema (review 15x, M3). ``input["tag"]`` is a required key,
+    ``input.get("tag")`` an optional one; ``None`` when the code never names ``input``."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    named, required, optional = False, [], []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "input":
+            named = True
+        elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "input"
+              and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+            required.append(node.slice.value)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == "input" and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            optional.append(node.args[0].value)
+    if not named:
+        return None
+    keys = list(dict.fromkeys([*required, *optional]))
+    return {"type": "object", "properties": {k: {} for k in keys},
+            "required": list(dict.fromkeys(required)), "additionalProperties": True}
+
+
 def describe_snippet(name: str, description: str, code: str, input_schema: Any,
                      connectors: list[str]) -> DescribeOutput:
-    schema = input_schema if isinstance(input_schema, dict) else {}
+    schema = input_schema if isinstance(input_schema, dict) else (inferred_input_schema(code) or {})
     wrapped = {"type": "object", "properties": {"input": schema}, "required": ["input"]} if schema else None
     header = method_stub("run", description=f"codemode.run({name!r}, input): {description}".strip(),
                          input_schema=wrapped or {"type": "object", "properties": {}})

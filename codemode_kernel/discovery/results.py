@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from codemode_kernel.catalog import Catalog
+from codemode_kernel.discovery.describe import inferred_input_schema
 from codemode_kernel.discovery.search import (
     SearchIndex,
     first_sentence,
@@ -77,7 +78,7 @@ def search_output(index: SearchIndex, catalog: Catalog, snippets: Mapping[str, S
         if key.startswith("snippet:"):
             s = snippets[key.split(":", 1)[1]]
             results.append(SearchResult(s.name, "codemode", "run", _snippet_headline(s), False, "snippet",
-                                        round(score, 2), _required(_schema(s.input_schema))))
+                                        round(score, 2), _snippet_required(s)))
             continue
         name, method = key.split(".", 1)
         m = catalog.methods[name][method]
@@ -115,6 +116,18 @@ def _schema(raw: Any) -> Any:
         except ValueError:
             return None
     return raw
+
+
+def _snippet_required(s: SnippetLike) -> list[str]:
+    """What a snippet needs in its input: its schema's required keys, or (saved without one) the keys its code
+    reads as ``input["key"]``, or ``["input"]`` when it reads ``input`` otherwise (review 15x, M3)."""
+    schema = _schema(s.input_schema)
+    if isinstance(schema, Mapping):
+        return _required(schema)
+    inferred = inferred_input_schema(s.code)
+    if inferred is None:
+        return []
+    return _required(inferred) or ["input"]
 
 
 def _required(schema: Any) -> list[str]:

@@ -58,6 +58,9 @@ class Discovery:
         problem = unknown_connector(catalog, connector) if connector is not None else None
         if problem:
             raise ValueError(problem)
+        if not any(ch.isalnum() for ch in str(query)):
+            # No word to rank by: nothing, whether or not the semantic vectors are ready (review 15x, M9).
+            return SearchOutput([], 0, False)
         by_name = {s.name: s for s in snippets}
         keys = index_keys(catalog, by_name)
         if self._index is None or self._keys != keys:

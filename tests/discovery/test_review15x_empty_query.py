@@ -20,7 +20,6 @@ from codemode_kernel.discovery.service import Discovery
 from tests.discovery.catalog import connectors
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: an empty search request returns methods with the semantic extra")
 @pytest.mark.parametrize("query", ["", "   "])
 def test_an_empty_request_finds_nothing_with_or_without_the_extra(query: str, tmp_path: Path) -> None:
     folder = semantic.installed_model_dir()

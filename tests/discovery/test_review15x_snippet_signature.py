@@ -25,7 +25,6 @@ def list_notes(tag: str) -> list:
     return [{"title": f"about {tag}"}]
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a snippet that reads input is declared as def run() -> Any")
 async def test_a_snippet_that_reads_input_is_declared_with_it(tmp_path: Path) -> None:
     async with CodemodeRuntime([ToolSetConnector([list_notes], name="notes")],
                                store=f"sqlite:///{tmp_path / 'j.db'}", executor=InProcessExecutor()) as rt:
