@@ -75,12 +75,23 @@ async def resolve_execution(runtime: CodemodeRuntime, token: str, purpose: str |
     if token == "last":
         if purpose in DECISIONS:
             return _last_decision(executions, purpose or "", own)
-        for state in executions:  # a front end's own first: a rollback or delete of 'last' is of what it showed
-            if state.id in own and (wanted is None or state.status in wanted):
-                return state.id
-        for state in executions:
-            if wanted is None or state.status in wanted:
-                return state.id
+        fitting = [s for s in executions if wanted is None or s.status in wanted]
+        # A front end's own first: a rollback or delete of 'last' is of what it showed. Then the journal's
+        # newest that a person started: a model's program (through the codemode tool) is named by its id,
+        # never saved, rolled back or deleted as 'last' from a terminal (review 15, M5).
+        candidates = [s for s in fitting if s.id in own] + [s for s in fitting if s.id not in own and not s.via_tool]
+        if purpose == "rollback" and candidates:
+            # The newest with an action to revert: a read cell after a write is not what a person undoes
+            # (review 15x, M11). None has one: the newest, whose rollback says there is nothing to revert.
+            catalog = await runtime.catalog()
+            return next((s.id for s in candidates if revertible_calls(s, catalog)), candidates[0].id)
+        if candidates:
+            return candidates[0].id
+        if models := [s for s in fitting if s.via_tool]:
+            what, to = _WORDS.get(purpose or "", ("recorded", ""))
+            raise CodemodeError(f"The newest {what} execution{to}, {models[0].id}, was started by a model through "
+                                "the codemode tool, so 'last' does not name it. Read it (`codemode show ID`, "
+                                "%journal ID in a notebook) and name it by its id.")
         what, to = _WORDS.get(purpose or "", ("recorded", ""))
         waiting = next((s for s in executions if s.status in ("paused", "running")), None)
         now = (f" Execution {waiting.id} is {waiting.status}" + (": approve or reject its call first." if

@@ -35,7 +35,6 @@ def tasks():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: a terminal's 'last' saves a model's program as a snippet")
 def test_save_snippet_last_does_not_take_a_models_program(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "review15_last_tasks.py").write_text(TASKS)
     (tmp_path / "codemode.toml").write_text('[connectors.tasks]\npython = "review15_last_tasks:tasks"\n'

@@ -9,12 +9,9 @@ the one, two cells up, that has an action to revert; the write stays.
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, notes
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: %rollback last after a read cell names neither execution")
 def test_rollback_last_after_a_read_reverts_the_write_or_names_it(kernel: Kernel) -> None:
     kernel.ok('notes.add_note(text="r15x oops")')
     kernel.ok("%approve last")
