@@ -272,6 +272,12 @@ class PassStart:
                 self._commit()
             except StoreError as exc:
                 self.error = exc
+            except Exception as exc:  # anything else stops the pass too: it escaped as a loop callback's
+                # error, the pass ran on unrecorded (a connector call included) and was then told another
+                # host had deleted it (s15m)
+                self.error = StoreError("this runtime's store", "could not record the start of the execution "
+                                        f"({type(exc).__name__}: {clip(str(exc))})", "Nothing of it was "
+                                        "recorded and nothing was called; run it again once the journal works.")
         return self.error
 
     def fold(self) -> bool:
@@ -797,7 +803,10 @@ class CodemodeRuntime:
                 j.set_entry(execution_id, seq, ["pending"], "error", error="Superseded")
         status = current.status if current is not None else "deleted"
         why = f" ({clip(current.error)})" if current is not None and current.error else ""
-        text = (f"execution {execution_id!r} was ended as {status!r} by another host while this pass ran{why}; "
+        # This host's own failures to record never come here (PassStart.ensure stops the pass; a failed
+        # write of the end is a HostError): a row that is gone was deleted, not "ended as 'deleted'".
+        what = f"was ended as {status!r}" if current is not None else "was deleted from the journal"
+        text = (f"execution {execution_id!r} {what} by another host while this pass ran{why}; "
                 "this pass's outcome was not recorded and its result is not returned.")
         ended = status if status in TERMINAL_STATUSES else "error"
         await self._hooks(execution_id, ended, terminal=False)
