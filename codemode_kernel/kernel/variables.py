@@ -8,10 +8,11 @@ same values. ``%vars`` lists the carried names and ``%reset`` forgets them.
 A name the cell assigns but the runtime does not return (a function, a class, an import, a
 set, a value over the stored-value limit) is not carried: the cell that assigned it says so
 in one line, and a later cell's NameError for it says it was not carried and why (review 14x
-H5). Which names a cell assigns is read from its code (top-level statements that always run:
-not the bodies of ``if``, loops or ``except``, so a branch not taken is never reported); the
-reason comes from the code too (``def``, ``class``, ``import``, a set or generator expression),
-else it is the general one.
+H5). Which names a cell assigns is read from its code (top-level statements that surely run:
+not the bodies of ``if``, loops, ``except`` or a ``try`` that has handlers, so a branch not
+taken, or a statement an ``except`` skipped, is never reported); the reason comes from the code
+too (``def``, ``class``, ``import``, a set or generator expression), else it is the general one.
+An ``import`` of a module every cell has already (``import json``) loses nothing (review 15x M1).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
 from codemode_kernel import codec
+from codemode_kernel.executor.language import MODULES
 from codemode_kernel.runtime import input_name_problem
 
 
@@ -30,6 +32,8 @@ class CarriedVariables(MutableMapping[str, Any]):
 
     def __init__(self) -> None:
         self._values: dict[str, Any] = {}
+        #: Each carried name's characters as JSON (its value's, with its key), as a pass's inputs count them.
+        self._sizes: dict[str, int] = {}
         #: Names an earlier cell assigned but could not carry, with why (for a later NameError).
         self.not_carried: dict[str, str] = {}
 
@@ -43,6 +47,10 @@ class CarriedVariables(MutableMapping[str, Any]):
 
         Only names the cell *changed* are taken: a cell approved long after it paused must not
         put back the old values it was given while later cells have moved on.
+
+        Every later pass is given all carried names as its inputs, and the runtime refuses inputs
+        over ``codec.MAX_VALUE_CHARS`` in all: names that would take the total past it are not
+        carried (first come first), and the cell says so (review 15, M6).
         """
         variables = out.get("variables")
         if not isinstance(variables, dict):
@@ -55,13 +63,28 @@ class CarriedVariables(MutableMapping[str, Any]):
         for name in given:
             if name not in variables:
                 self._values.pop(name, None)  # deleted by the cell, or no longer serializable
+                self._sizes.pop(name, None)
+        taken: dict[str, int] = {}
         for name, encoded in variables.items():
             if input_name_problem(name) is not None:  # not from a sandbox that works: never a later cell's input
                 continue
             if name in given and codec.is_encodable(given[name]) and codec.encode(given[name]) == encoded:
                 continue
             self._values[name] = codec.decode(encoded)
+            taken[name] = self._sizes[name] = _entry_size(name, codec.dumps_encoded(encoded))
+        total = 1 + sum(self._size(name) for name in self._values if name not in taken)  # '{' and '}'
+        for name, size in taken.items():
+            if total + size <= codec.MAX_VALUE_CHARS:
+                total += size
+                continue
+            del self._values[name], self._sizes[name]
+            missed[name] = self.not_carried[name] = _REASONS["total"]
         return missed
+
+    def _size(self, name: str) -> int:
+        if name not in self._sizes:  # set by hand (a %%host cell): measured once
+            self._sizes[name] = _entry_size(name, codec.dumps_encoded(codec.encode(self._values[name], name)))
+        return self._sizes[name]
 
     def explain(self, ename: str, evalue: str) -> str:
         """A NameError's text, saying so when the name was assigned in an earlier cell but not carried."""
@@ -77,9 +100,11 @@ class CarriedVariables(MutableMapping[str, Any]):
 
     def __setitem__(self, name: str, value: Any) -> None:
         self._values[name] = value
+        self._sizes.pop(name, None)
 
     def __delitem__(self, name: str) -> None:
         del self._values[name]
+        self._sizes.pop(name, None)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._values)
@@ -98,9 +123,17 @@ _REASONS = {
     "import": "an import: import it in the cell that uses it",
     "set": "a set: carry a list instead, e.g. sorted(...)",
     "generator": "a generator: carry a list instead, e.g. list(...)",
+    "total": (f"with it, the names carried from cell to cell would be over {codec.MAX_VALUE_CHARS:,} characters "
+              "as JSON in all, and every later cell is given them all; %reset NAME forgets a carried name you no "
+              "longer need, %vars lists them"),
     "": (f"its value is not plain data (a set, a function, an object), or is too large to carry: over "
          f"{codec.MAX_VALUE_CHARS:,} characters as JSON, or past max_result_chars with the other names"),
 }
+
+
+def _entry_size(name: str, text: str) -> int:
+    """Characters ``"name":text,`` takes in the inputs' JSON object."""
+    return len(codec.dumps_encoded(name)) + 2 + len(text)
 
 
 def not_carried_text(missed: Mapping[str, str]) -> str:
@@ -111,8 +144,10 @@ def not_carried_text(missed: Mapping[str, str]) -> str:
 def assigned_names(code: str) -> dict[str, str]:
     """The top-level names ``code`` surely assigns, each with why it would not be carried if it is not.
 
-    Only statements that always run are read (the cell's top level, ``with`` bodies, ``try``
-    bodies and ``finally``); a later ``del`` forgets a name."""
+    Only statements that surely ran when the cell completed are read (the cell's top level,
+    ``with`` bodies, ``finally``, and the body of a ``try`` without ``except``: one with handlers
+    may have skipped the rest of its body); a later ``del`` forgets a name. ``import json`` (a
+    pre-imported module under its own name) is not a lost name: every cell has it."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
@@ -130,8 +165,13 @@ def _statements(body: list[ast.stmt], found: dict[str, str]) -> None:
             found[stmt.name] = "class"
         elif isinstance(stmt, ast.Import | ast.ImportFrom):
             for alias in stmt.names:
-                if alias.name != "*":
-                    found[alias.asname or alias.name.split(".")[0]] = "import"
+                bound = alias.asname or alias.name.split(".")[0]
+                if alias.name == "*":
+                    continue
+                if isinstance(stmt, ast.Import) and alias.name == bound and bound in MODULES:
+                    found.pop(bound, None)  # the module every cell is given: the next cell has it too
+                else:
+                    found[bound] = "import"
         elif isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 _target(target, stmt.value, found)
@@ -143,8 +183,9 @@ def _statements(body: list[ast.stmt], found: dict[str, str]) -> None:
                     found.pop(target.id, None)
         elif isinstance(stmt, ast.With | ast.AsyncWith):
             _statements(stmt.body, found)
-        elif isinstance(stmt, ast.Try):
-            _statements(stmt.body, found)
+        elif isinstance(stmt, ast.Try | ast.TryStar):
+            if not stmt.handlers:  # an exception in the body ends the cell: it ran whole if it completed
+                _statements(stmt.body, found)
             _statements(stmt.finalbody, found)
 
 

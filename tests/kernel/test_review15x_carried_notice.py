@@ -12,19 +12,15 @@ is reported with "import it in the cell that uses it" although every cell has ``
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: 'Not carried' names a pre-imported module later cells have")
 def test_importing_a_pre_imported_module_is_not_reported_as_lost(shared_kernel: Kernel) -> None:
     run = shared_kernel.ok("import json\njson.dumps([1])")
     assert shared_kernel.ok("json.dumps([2])").result is not None  # the next cell has json anyway
     assert "json" not in run.stderr, run.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: 'Not carried' names names a failed try body never bound")
 def test_names_a_failed_try_body_never_bound_are_not_reported(shared_kernel: Kernel) -> None:
     run = shared_kernel.ok("try:\n    import os\n    r15x_after = 1\nexcept ImportError:\n    pass")
     later = shared_kernel.execute("r15x_after")

@@ -16,7 +16,8 @@ def test_assigned_names_reads_only_statements_that_always_run() -> None:
             "if False:\n    never = 1\nfor k in [1]:\n    looped = 1\ntry:\n    tried = 1\nexcept Exception:\n"
             "    caught = 1\nwith_gone = 1\ndel with_gone\n")
     names = assigned_names(code)
-    assert set(names) == {"j2", "sqrt", "f", "C", "s", "g", "h", "n", "a", "b", "c", "tried"}, names
+    # A try body with handlers may have stopped before `tried` (review 15x M1): not read.
+    assert set(names) == {"j2", "sqrt", "f", "C", "s", "g", "h", "n", "a", "b", "c"}, names
     assert names["f"].startswith("a function") and names["h"].startswith("a function")
     assert names["C"].startswith("a class") and names["j2"].startswith("an import")
     assert names["s"].startswith("a set") and names["g"].startswith("a generator")
