@@ -64,12 +64,13 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.pool import StaticPool
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from codemode_kernel.errors import SchemaVersionError, StoreError
+from codemode_kernel.journal_files import shown_store
 
 log = logging.getLogger(__name__)
 
@@ -608,13 +609,6 @@ def _abandon(conn: Connection) -> None:
             raw.rollback()
 
 
-def _shown_url(url: URL) -> str:
-    """The store's URL as errors name it: the password masked, in the user part and in the query too
-    (libpq and psycopg take ``?password=`` and ``?sslpassword=``; review 11)."""
-    secret = {key: "***" for key in url.query if "password" in key.lower()}
-    return (url.update_query_dict(secret) if secret else url).render_as_string(hide_password=True)
-
-
 def _package_version() -> str:
     try:
         from importlib.metadata import version
@@ -642,7 +636,8 @@ class JournalStore:
         if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:") \
                 and not str(parsed.database).startswith("file:"):
             self.sqlite_path = Path(str(parsed.database))
-        self.where = str(self.sqlite_path) if self.sqlite_path else _shown_url(parsed)
+        # Named as every front door names a store (the passwords masked: review 11, review 14 H3).
+        self.where = str(self.sqlite_path) if self.sqlite_path else shown_store(url)
         if engine is None:
             is_sqlite = url.startswith("sqlite")
             if is_sqlite:

@@ -290,7 +290,8 @@ def shown_store(url: str) -> str:
     """A store URL as every front door shows it: the password masked (``postgresql://analyst:***@db/x``),
     in the user part and in the query too (libpq and psycopg take ``?password=`` and ``?sslpassword=``;
     review 14 H3). The raw URL is only for connecting; anything a person or a notebook reads names the
-    store through this."""
+    store through this, the journal's own errors too (``JournalStore.where``). A masked query value
+    reads ``***``, as in the user part (SQLAlchemy would write ``%2A%2A%2A``)."""
     from sqlalchemy.engine import make_url
 
     try:
