@@ -286,8 +286,11 @@ class NotebookRuntime:
             runtime = self.runtime
             catalog = await runtime.catalog()
             for name, reason in sorted(catalog.unavailable.items()):
+                # Asked again a minute later, or at once by a cell that names it (catalog.CatalogResolver,
+                # review 15x L1), or by %reload (a new runtime).
                 self.unreported.append(f"connector {name!r} is unavailable: {sentence(reason)} It is tried again "
-                                       "on the next cell; %connectors shows its state.")
+                                       "in a minute, or at once by a cell that names it (or %reload); "
+                                       "%connectors shows its state.")
             warm_up = getattr(runtime.executor, "warm_up", None)  # the isolated executor's warm pool
             if callable(warm_up):
                 await warm_up()

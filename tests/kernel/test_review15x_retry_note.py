@@ -12,14 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, write_notebook_dir
 
 EXITS = 'import sys\nprint("fatal: missing API key", file=sys.stderr)\nsys.exit(3)\n'
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: the unavailable note says 'tried again on the next cell'")
 def test_the_first_cell_says_when_a_failed_server_is_tried_again(tmp_path: Path) -> None:
     folder = write_notebook_dir(tmp_path / "nb", extra_toml='\n[connectors.dead]\nmcp = { command = "python", '
                                                             'args = ["exits.py"] }\n')
