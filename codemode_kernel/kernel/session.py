@@ -15,17 +15,22 @@ side panel's channel is given the session itself (its ``PanelHost``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from codemode_kernel.kernel.actions import Actions, CellRecord
+from codemode_kernel.errors import CodemodeError
+from codemode_kernel.kernel.actions import MAX_RECORDS, Actions, CellRecord
 from codemode_kernel.kernel.notebook_runtime import NotebookRuntime, Notify
 from codemode_kernel.kernel.output import CellOutcome, ReplayFilter, Sink
 from codemode_kernel.kernel.variables import CarriedVariables
 from codemode_kernel.models import Snippet
-from codemode_kernel.selection import resolve_execution
+from codemode_kernel.selection import LAST_STATUSES, resolve_execution, revertible_calls
+
+#: How many of the notebook's newest executions ``%rollback last`` looks through for one to undo.
+UNDO_SCAN = 50
 
 __all__ = ["CellOutcome", "NotebookSession"]
 
@@ -39,6 +44,8 @@ class NotebookSession(NotebookRuntime):
         self.variables = CarriedVariables()
         self.actions = Actions(self, self.variables)
         self.cell_runs: dict[str, str] = {}  # notebook cell id -> its latest execution
+        #: An execution -> the later run of the same cell that replaced it (its output, its card).
+        self.replaced_by: dict[str, str] = {}
 
     @property
     def records(self) -> dict[str, CellRecord]:
@@ -50,7 +57,8 @@ class NotebookSession(NotebookRuntime):
         """Run one cell as a new execution, streaming its output into ``sink``.
 
         ``cell_id`` (sent by JupyterLab) lets a re-run cell mention that its previous run
-        still waits for approval: the new run is a new execution and does not replace it.
+        still waits for approval: the new run is a new execution and does not replace it in the
+        journal, but ``%approve last`` no longer names the old one (review 15x L4).
         """
         runtime = self.runtime
         # Building the runtime just now may have found problems: this cell says them, not the next.
@@ -61,8 +69,8 @@ class NotebookSession(NotebookRuntime):
             state = await runtime.execution(previous)
             if state is not None and state.status == "paused":
                 sink.stream(f"Note: the previous run of this cell (execution {previous}) still waits for "
-                            f"approval; this run is a new execution. %reject {previous} drops the old one.\n",
-                            "stderr")
+                            f"approval; this run is a new execution, and %approve last no longer names the old "
+                            f"one. %reject {previous} drops it.\n", "stderr")
         given = self.variables.given()
         live = ReplayFilter("", lambda text: sink.stream(text))
         self.notify("execution_started", None)
@@ -79,6 +87,10 @@ class NotebookSession(NotebookRuntime):
         record = CellRecord(code=code, count=count, given=given, shown=live.printed)
         self.actions.remember(eid, record)
         if cell_id:
+            if previous is not None:
+                self.replaced_by[previous] = eid
+                while len(self.replaced_by) > MAX_RECORDS:
+                    del self.replaced_by[next(iter(self.replaced_by))]
             self.cell_runs[cell_id] = eid
         outcome = await self.actions.show(eid, out, record, sink=sink, card_home=sink)
         self.notify("execution_changed", eid)
@@ -86,8 +98,46 @@ class NotebookSession(NotebookRuntime):
 
     async def resolve(self, token: str, purpose: str) -> str:
         """As :meth:`NotebookRuntime.resolve`; ``last`` prefers this notebook's own cells' executions
-        (:func:`~codemode_kernel.selection.resolve_execution`)."""
-        return await resolve_execution(self.runtime, token, purpose, own=self.actions.records)
+        (:func:`~codemode_kernel.selection.resolve_execution`).
+
+        ``approve last`` never names an execution whose cell was run again: JupyterLab replaced its
+        output (and its card) with the new run's, so the person no longer sees the call it would
+        approve (review 15x L4). Named by its id, it is approved as any other. ``rollback last`` is
+        the newest with a call to revert (:meth:`_last_to_undo`)."""
+        if token.strip() == "last" and purpose == "rollback":
+            undo = await self._last_to_undo()
+            if undo is not None:
+                return undo
+        if token.strip() != "last" or purpose != "approve":
+            return await resolve_execution(self.runtime, token, purpose, own=self.actions.records)
+        own = [eid for eid in self.actions.records if eid not in self.replaced_by]
+        eid = await resolve_execution(self.runtime, token, purpose, own=own)
+        if eid in self.replaced_by:
+            newer = self.replaced_by[eid]
+            raise CodemodeError(
+                f"The only paused execution, {eid}, is an earlier run of a cell that was run again (execution "
+                f"{newer}), so 'last' does not name it: the cell no longer shows its call. Read it (%pending "
+                f"{eid}) and name it to approve it (%approve {eid}), or drop it (%reject {eid}).")
+        return eid
+
+    async def _last_to_undo(self) -> str | None:
+        """``rollback last``: the newest of this notebook's finished executions that has a call to revert
+        (the card's Roll back rule), so a cell that only looked at the result (``notes.list_notes()``)
+        does not hide the write above it (review 15x M11). None when none of the newest has one: the
+        usual ``last`` then says there is nothing to roll back."""
+        runtime = self.runtime
+        calls = r"\b(" + "|".join(map(re.escape, [*runtime.connectors, "codemode"])) + r")\b"
+        catalog = None
+        for eid in list(reversed(self.actions.records))[:UNDO_SCAN]:
+            if not re.search(calls, self.actions.records[eid].code):  # names no connector: made no call
+                continue
+            state = await runtime.execution(eid)
+            if state is None or state.status not in LAST_STATUSES["rollback"]:
+                continue
+            catalog = catalog or await runtime.catalog()
+            if revertible_calls(state, catalog):
+                return eid
+        return None
 
     # -- the actions (the panel's PanelHost, the magics, the cards) -----------------------------
 

@@ -11,12 +11,9 @@ there by design; the spec asks that ``last`` never pick an execution its own cel
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, notes
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a re-run cell's old paused execution stays approvable by last")
 def test_a_rerun_cell_does_not_leave_its_old_action_for_approve_last(kernel: Kernel) -> None:
     first = kernel.execute('notes.add_note(text="r15x typo")', cell_id="cell-1")
     assert first.card is not None
