@@ -18,6 +18,10 @@ So the kernel never sends Markdown with data in it, and builds HTML only here:
 - :func:`block` wraps a fragment for a MIME bundle or a widget: its class tells MathJax
   to leave the contents alone (``mathjax_ignore``; ``tex2jax_ignore`` for MathJax 2).
 - :func:`bundle` is the only maker of a ``text/html`` entry, always with ``text/plain``.
+- Every text value (and attribute) shows the bidi embeddings, overrides and isolates
+  (U+202A-U+202E, U+2066-U+2069) as visible escapes (``\\u202e``): in a program's code they make
+  it *read* otherwise than it runs ("Trojan Source"; review 15, M8), as ``inert_output`` does for
+  text/plain.
 
 Rejected: sanitizing finished HTML (a parser in the kernel that must match the browser's,
 and one more thing to get wrong); Markdown with escaped fences (Markdown has too many
@@ -37,6 +41,8 @@ TAGS = frozenset({"b", "caption", "code", "details", "div", "em", "i", "p", "pre
 NO_TEX = "tex2jax_ignore mathjax_ignore"
 
 _CLASS = re.compile(r"^[A-Za-z0-9_ -]*$")
+#: The characters that reorder the text after them; marks (LRM, RLM) stay, right-to-left text uses them.
+_REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069]")
 # Plain declarations only: "color:#777;font-weight:600;max-height:16em". No url(), no
 # expression(), no @import, no escapes: nothing in a style can fetch or run anything.
 _STYLE = re.compile(r"^(\s*[a-z-]+\s*:\s*[#A-Za-z0-9., %-]+\s*;?)*\s*$")
@@ -50,8 +56,12 @@ class Html:
 
 
 def text(value: Any) -> Html:
-    """Any value as HTML text: ``str(value)`` with ``& < > " '`` escaped."""
-    return value if isinstance(value, Html) else Html(html.escape(str(value), quote=True))
+    """Any value as HTML text: ``str(value)`` with ``& < > " '`` escaped and the bidi controls visible."""
+    return value if isinstance(value, Html) else Html(_escaped(str(value)))
+
+
+def _escaped(value: str) -> str:
+    return html.escape(_REORDERING.sub(lambda m: f"\\u{ord(m.group(0)):04x}", value), quote=True)
 
 
 def join(parts: Iterable[Html | str], separator: Html | str = "") -> Html:
@@ -76,7 +86,7 @@ def element(tag: str, *children: Html | str, cls: str = "", title: str = "", sty
     if cls:
         attributes += f' class="{html.escape(cls, quote=True)}"'
     if title:
-        attributes += f' title="{html.escape(title, quote=True)}"'
+        attributes += f' title="{_escaped(title)}"'
     if style:
         attributes += f' style="{html.escape(style, quote=True)}"'
     if colspan is not None:

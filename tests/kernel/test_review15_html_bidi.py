@@ -10,12 +10,9 @@ The right outcome: no bidi override or isolate in the HTML either (a visible esc
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: %executions' HTML shows a program's bidi controls live")
 def test_executions_html_reorders_nothing(shared_kernel: Kernel) -> None:
     shared_kernel.ok("r15_x = 'ok'  # \u202e\u2066 harmless \u2069\u2066\nr15_x")
     run = shared_kernel.ok("%executions 1")
