@@ -310,6 +310,19 @@ def check_storable(text: str, where: str) -> None:
         raise EncodeError("str", where, _NOT_UNICODE) from None
 
 
+def storable_name(text: str) -> bool:
+    """Whether a name (a snippet's) can be looked up in a journal: no NUL (PostgreSQL refuses it), no lone
+    surrogate (not UTF-8)."""
+    if "\x00" in text:
+        return False
+    if text.isascii():
+        return True
+    return _SURROGATE.search(text) is None
+
+
+UNSTORABLE_SNIPPET_NAME = ("no snippet can have this name: it holds a NUL character or a lone surrogate (such as "
+                           "'\\ud800'), which no journal stores; name the snippet in plain text")
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

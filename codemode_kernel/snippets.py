@@ -120,6 +120,8 @@ def _raise(kind: str, message: str) -> dict[str, Any]:
 def run_request(catalog: Catalog, j: RuntimeJournal, name: str, encoded_input: Any) -> dict[str, Any]:
     """The host's answer to ``codemode.run(name, input)``: the code to run, or an error the program raises."""
     shown = name if len(name) <= 200 else name[:200] + "…"
+    if not codec.storable_name(name):  # the sandbox refuses these first; a program's text all the same
+        return _raise("LookupError", codec.UNSTORABLE_SNIPPET_NAME)
     row = j.get_snippet(name)
     if row is None:
         names = [s.name for s in j.list_snippets()]

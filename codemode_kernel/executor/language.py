@@ -251,6 +251,11 @@ class ArgumentError(ConnectorError):
     """Arguments did not match the method's input schema; the connector was not called."""
 
 
+class OutcomeUnknown(ConnectorError):
+    """The request went out and no answer came: the service may have done it. It is not run again on a
+    replay; check with the service (a method that reads) before calling it again (review 15x, M12)."""
+
+
 class CompileFailed(Exception):
     def __init__(self, errors: Sequence[str], lineno: int | None) -> None:
         self.errors = list(errors)
@@ -713,6 +718,7 @@ def _builtins() -> dict[str, Any]:
             "next": next, "bin": bin, "ascii": ascii, "format": format, "getattr": _safe_getattr,
             "hasattr": _safe_hasattr, "type": _safe_type, "NotImplemented": NotImplemented,
             "__import__": _import, "ConnectorError": ConnectorError, "ArgumentError": ArgumentError,
+            "OutcomeUnknown": OutcomeUnknown,
         }
     )
     return b

@@ -50,6 +50,7 @@ from codemode_kernel.executor.language import (
     ArgumentError,
     CompileFailed,
     ConnectorError,
+    OutcomeUnknown,
     TopLevelReturn,
     compile_cell,
     guard_globals,
@@ -205,6 +206,8 @@ class _Session:
             type_name, message = str(err.get("type", "Error")), str(err.get("message", ""))
             if type_name == "ArgumentError":
                 raise ArgumentError(message)
+            if type_name == "OutcomeUnknown":
+                raise OutcomeUnknown(message)
             if type_name == "LookupError":
                 raise LookupError(message)
             if type_name == "SearchOptionError":  # a discovery option the host refused (search connector=)
@@ -383,6 +386,34 @@ class ConnectorProxy:
 PLAIN_ATTRIBUTE_TYPES.add(ConnectorProxy)
 
 
+def _api(usage: str, params: tuple[str, ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A ``codemode`` function whose call with wrong arguments says so in the words the program used
+    (``codemode.search(query, ...)``), never the class's name (review 15x, L5)."""
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(self, *args, **kwargs)
+            except TypeError as exc:
+                # Raised by the call itself (its arguments did not bind), not by anything it ran.
+                if exc.__traceback__ is None or exc.__traceback__.tb_next is not None:
+                    raise
+                reason = str(exc).split(") ", 1)[-1] if str(exc).startswith("CodemodeApi.") else str(exc)
+                near = [p for k in kwargs if k not in params for p in params if p in k or k in p]
+                hint = f" (did you mean {near[0]}?)" if near else ""
+                raise TypeError(f"{usage}: {reason}{hint}") from None
+
+        call.__name__, call.__qualname__, call.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+        return call
+
+    return wrap
+
+
+#: What the ``codemode`` global offers, as a program calls it.
+CODEMODE_USAGE = ("search(query, limit=10, connector=None), describe(target, page=1, full=False), step(name, fn) "
+                  "and run(name, input)")
+
+
 class CodemodeApi:
     """The ``codemode`` global: discovery, durable steps and snippets."""
 
@@ -398,6 +429,7 @@ class CodemodeApi:
         runner: _Runner = object.__getattribute__(self, "_codemode_runner")
         return runner
 
+    @_api("codemode.search(query, limit=10, connector=None)", ("query", "limit", "connector"))
     def search(self, query: str, limit: int | None = None, connector: str | None = None) -> Any:
         """Rank connector methods and saved snippets for a natural-language query.
 
@@ -413,6 +445,7 @@ class CodemodeApi:
         return session.value_or_raise(session.ask({"op": "search", "query": str(query), "limit": limit,
                                                    "connector": None if connector is None else str(connector)}))
 
+    @_api("codemode.describe(target, page=1, full=False)", ("target", "page", "full"))
     def describe(self, target: str, page: int = 1, full: bool = False) -> Any:
         """Python declarations for a connector (paged), a method (``conn.method``), an argument
         (``conn.method.arg``), a result (``conn.method.return``) or a snippet; ``full=True`` for
@@ -425,6 +458,7 @@ class CodemodeApi:
         return session.value_or_raise(session.ask({"op": "describe", "target": str(target), "page": page,
                                                    "full": full}))
 
+    @_api("codemode.step(name, fn)", ("name", "fn"))
     def step(self, name: str, fn: Callable[[], Any]) -> Any:
         """Run ``fn()`` once and record its value; later passes get the recorded value."""
         session = self._runner().session
@@ -463,12 +497,15 @@ class CodemodeApi:
         reply = session.ask({"op": "step_done", "name": str(name), "value": encoded})
         return codec.decode(reply.get("value"))
 
+    @_api("codemode.run(name, input)", ("name", "input"))
     def run(self, name: str, input: Any = None) -> Any:
         """Run a saved snippet with ``input``; its calls join this execution's journal."""
         runner = self._runner()
         session = runner.session
         if session.in_step is not None:
             session.refuse_in_step(f"codemode.run({name!r})")
+        if not codec.storable_name(str(name)):  # a name no journal holds names no snippet (review 15)
+            raise LookupError(codec.UNSTORABLE_SNIPPET_NAME)
         encoded = session.encode(input, f"the input of snippet {name!r}")
         reply = session.ask({"op": "snippet", "name": str(name), "input": encoded})
         if "code" not in reply:
@@ -476,9 +513,11 @@ class CodemodeApi:
         return runner.run_snippet(str(reply["code"]), str(reply.get("filename", f"<snippet {name}>")),
                                   codec.decode(reply.get("input")))
 
+    def __getattr__(self, name: str) -> Any:  # only for a name the class does not have
+        raise AttributeError(f"codemode has no {name!r}; it has {CODEMODE_USAGE}")
+
     def __repr__(self) -> str:
-        return ("<codemode: search(query, limit=10, connector=None), describe(target, page=1, full=False), "
-                "step(name, fn), run(name, input)>")
+        return f"<codemode: {CODEMODE_USAGE}>"
 
 
 # ---------------------------------------------------------------------------------------

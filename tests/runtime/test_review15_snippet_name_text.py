@@ -21,7 +21,6 @@ from tests.conftest import RuntimeFactory
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: codemode.run with a lone surrogate in the name is a HostError")
 async def test_a_name_no_journal_holds_is_an_error_the_program_catches(make_runtime: RuntimeFactory) -> None:
     rt = make_runtime([])
     out = await rt.execute("try:\n    codemode.run('report\\ud800')\n    r = 'ran'\nexcept Exception as e:\n"

@@ -26,7 +26,6 @@ def add(a: int) -> int:
     return a
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: codemode.* misuse answers with 'CodemodeApi' and no signature")
 @pytest.mark.parametrize(("code", "expected"), [
     ("codemode.search()", "codemode.search(query"),
     ('codemode.describe("calc", fulll=True)', "full"),

@@ -27,7 +27,6 @@ def send(to: str) -> dict:
     raise OutcomeUnknown("mail.send: the server did not answer after the message was sent")
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: OutcomeUnknown reaches the tool as error_type ConnectorError")
 async def test_the_tool_outcome_names_outcome_unknown(tmp_path: Path) -> None:
     async with CodemodeRuntime([ToolSetConnector([send], name="mail")], store=f"sqlite:///{tmp_path / 'j.db'}",
                                executor=InProcessExecutor()) as rt:
@@ -36,10 +35,18 @@ async def test_the_tool_outcome_names_outcome_unknown(tmp_path: Path) -> None:
     assert out["error_type"] == "OutcomeUnknown", out
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a program cannot 'except OutcomeUnknown'")
 async def test_a_program_can_catch_outcome_unknown_by_name(tmp_path: Path) -> None:
     code = 'try:\n    mail.send(to="ada")\nexcept OutcomeUnknown:\n    r = "unknown"\nr'
     async with CodemodeRuntime([ToolSetConnector([send], name="mail")], store=f"sqlite:///{tmp_path / 'j.db'}",
                                executor=InProcessExecutor()) as rt:
         out = await rt.execute(code)
     assert out.get("result") == "unknown", out
+
+
+async def test_outcome_unknown_is_still_a_connector_error_in_the_sandbox(tmp_path: Path) -> None:
+    """Programs written for ConnectorError keep catching it (lead, session 15)."""
+    code = 'try:\n    mail.send(to="ada")\nexcept ConnectorError as e:\n    r = isinstance(e, OutcomeUnknown)\nr'
+    async with CodemodeRuntime([ToolSetConnector([send], name="mail")], store=f"sqlite:///{tmp_path / 'j.db'}",
+                               executor=InProcessExecutor()) as rt:
+        out = await rt.execute(code)
+    assert out.get("result") is True, out
