@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import dataclasses
 import logging
+import os
 import shlex
 import sys
 import tempfile
 import textwrap
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,16 +37,33 @@ from typing import Any, TextIO
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from codemode_kernel import codec
-from codemode_kernel.building import runtime_for_folder
+from codemode_kernel.building import STORE_ENV, runtime_for_folder
 from codemode_kernel.commands import COMMANDS, Command, door_text
+from codemode_kernel.config import resolve_sqlite_url
 from codemode_kernel.connectors.toolset import ToolSetConnector
-from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError, UsageError
-from codemode_kernel.journal_files import sqlite_url
+from codemode_kernel.connectors.unavailable import named_in
+from codemode_kernel.errors import (
+    CodemodeError,
+    InvalidStateError,
+    RollbackError,
+    UnknownExecutionError,
+    UsageError,
+)
+from codemode_kernel.journal_files import existing_journal, sqlite_url
 from codemode_kernel.kernel.output import ReplayFilter
-from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, ToolLogEntry
+from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, PendingAction, Snippet, ToolLogEntry
+from codemode_kernel.rollback_report import entry_state, unknown_calls, unknown_text
 from codemode_kernel.runtime import CodemodeRuntime
 from codemode_kernel.selection import resolve_execution, revertible_calls
-from codemode_kernel.terminal import ProgramOutput, TerminalFormatter, quoted_block, terminal_json, terminal_text
+from codemode_kernel.terminal import (
+    GUTTER,
+    ProgramOutput,
+    TerminalFormatter,
+    quoted_block,
+    terminal_json,
+    terminal_text,
+)
+from codemode_kernel.wording import sentence
 
 MCP_HELP = """Serve the runtime over MCP to an agent host: two tools, `codemode` (run a program) and
 `codemode_status` (follow an execution this server started, read-only, optionally waiting).
@@ -58,8 +79,11 @@ after --dir's folder (.codemode/<folder>.codemode.db; default: the working direc
 notebook's journal to approve in its panel.
 
 Approvals stay with a person: a client that supports elicitation asks them (accept runs the call
-once, decline rejects it); otherwise the paused outcome tells the model a person must approve in
-the notebook, its panel, or with `codemode approve ID`.
+once, decline rejects it); otherwise the paused outcome tells the model a person must approve with
+`codemode approve ID` (which shows the call and asks) or, with --notebook, in that notebook.
+
+Connectors run in the folder (--notebook: the notebook's), as in the kernel, so relative paths
+in a table's options name the same files from every door.
 
 Connector commands (mcp = { command = "mcp-server-time" }) are found in this Python's bin folder
 first, then on PATH, so `/path/.venv/bin/codemode mcp` works without activating the virtualenv; a
@@ -109,6 +133,11 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--approvals", choices=("ask", "outside"), default="ask",
                             help="ask: a paused call asks the person through clients that support elicitation "
                                  "(default); outside: never, a person approves in the notebook, panel or CLI")
+        if command.name == "approve":  # a terminal's own option: a magic never asks
+            sp.usage = f"{command.cli_usage()} [--yes]"
+            sp.add_argument("--yes", action="store_true",
+                            help="approve a model's pause without asking (for scripts); without it the call and "
+                                 "its program are shown and the person answers")
         sp.add_argument("words", nargs="*", help=argparse.SUPPRESS)  # read by Command.parse, as in a magic
         sp.set_defaults(_command=command, _parser=sp)
     return parser
@@ -150,43 +179,93 @@ def parse_command(argv: Sequence[str]) -> tuple[Command, dict[str, Any]]:
     return command, values
 
 
+def plain(value: Any, where: str = "the value") -> Any:
+    """``value`` (as the runtime gives it) in plain JSON, as ``runtime.tool()`` and ``codemode mcp``
+    give it (:func:`codec.to_json`): bytes as ``{"$bytes": ...}``, dates as ISO strings, tuples as
+    lists. The journal codec's ``$codemode`` tags stay in the journal (review 15x M5)."""
+    try:
+        return codec.to_json(value, where)
+    except codec.EncodeError:  # not a journal value (a transform_result's object): named, never repr()'d
+        return f"<not JSON: {type(value).__name__}>"
+
+
+def plain_record(record: Any) -> dict[str, Any]:
+    """A record of :mod:`~codemode_kernel.models` (a dataclass of decoded values) as plain JSON."""
+    return {f.name: ([plain_record(e) for e in record.log] if f.name == "log" and isinstance(record, ExecutionState)
+                     else plain(getattr(record, f.name), f.name))
+            for f in dataclasses.fields(record)}
+
+
+def plain_outcome(out: dict[str, Any]) -> dict[str, Any]:
+    """A runtime outcome in plain JSON; its pending actions' arguments come tagged (``to_dict()``)."""
+    if "pending" in out:
+        out = {**out, "pending": [{**p, "args": codec.decode(p["args"])} for p in out["pending"]]}
+    return {k: plain(v, k) for k, v in out.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class Place:
+    """Where a command works: the folder (the connectors' working directory), the notebook if one
+    was named, whether the journal is the folder's own (no notebook, store or ``[store] url``), the
+    working directory the command was started in, and the global options that reach this journal
+    again from there (``--notebook X.ipynb``, ``--dir D``, ``--store <the same URL>`` or none)."""
+
+    folder: Path
+    notebook: Path | None
+    folder_journal: bool
+    started_in: Path
+    options: str
+
+    def command(self, words: str) -> str:
+        """``codemode [OPTIONS] WORDS``: a command the person can type where they are."""
+        return " ".join(filter(None, ["codemode", self.options, words]))
+
+
 class Console:
     """Prints outcomes for people (or JSON for programs)."""
 
-    def __init__(self, as_json: bool, out: TextIO | None = None) -> None:
+    def __init__(self, as_json: bool, out: TextIO | None = None, place: Place | None = None) -> None:
         self.as_json = as_json
         self.out = out if out is not None else sys.stdout
+        self.place = place
 
     def data(self, value: Any) -> None:
-        self.out.write(terminal_json(codec.encode(value) if codec.is_encodable(value) else value, indent=2) + "\n")
+        """``value``, already plain JSON (:func:`plain`, :func:`plain_record`, :func:`plain_outcome`)."""
+        self.out.write(terminal_json(value, indent=2) + "\n")
 
     def text(self, text: str) -> None:
         """A line (or block) the command writes, with hostile parts already passed through terminal_*."""
         self.out.write(text + "\n")
 
     def outcome(self, out: dict[str, Any]) -> None:
+        shown = plain_outcome(out)
         if self.as_json:
-            self.data(out)
+            self.data(shown)
             return
         status = out["status"]
         self.text(f"[{status}] execution {terminal_text(str(out['execution_id']), multiline=False)}")
         if status == "completed":
-            self.text(terminal_json(codec.encode(out["result"]), indent=2))
+            self.text(terminal_json(shown["result"], indent=2))
         elif status == "paused":
-            for p in out["pending"]:
-                call = terminal_text(f"{p['connector']}.{p['method']}", multiline=False)
-                self.text(f"  waiting for approval: #{p['seq']} {call}({terminal_json(codec.encode(p['args']))})")
+            for p in shown["pending"]:
+                self.text(f"  waiting for approval: {_call(p['seq'], p['connector'], p['method'], p['args'])}")
         else:
-            self.text("  " + quoted_block(str(out["error"])))
+            self.text("  " + quoted_block(door_text(str(out["error"]), "cli")))
 
-    def journal(self, state: ExecutionState, revertible: Sequence[ToolLogEntry]) -> None:
-        """An execution and its journal; ``revertible``: what a rollback would revert (``selection``'s rule)."""
+    def journal(self, state: ExecutionState, revertible: Sequence[ToolLogEntry], *, commands: bool = True) -> None:
+        """An execution and its journal; ``revertible``: what a rollback would revert (``selection``'s rule).
+
+        An entry whose outcome is unknown shows as ``unknown`` (review 15x H1). ``commands=False``
+        leaves out the rollback command line (the demo's journal is reachable from its process only).
+        """
+        unknown = unknown_calls(state)
         if self.as_json:
-            self.data({**state.to_dict(), "can_rollback": bool(revertible), "revertible": len(revertible)})
+            self.data({**plain_record(state), "can_rollback": bool(revertible), "revertible": len(revertible),
+                       "unknown": [e.seq for e in unknown]})
             return
         self.text(f"execution {state.id}: {state.status}, {state.passes} pass(es)")
         for e in state.log:
-            shown = (terminal_json(codec.encode(e.result)) if e.result is not None
+            shown = (terminal_json(plain(e.result)) if e.result is not None
                      else terminal_text(e.error or "", multiline=False))
             if len(shown) > 80:
                 shown = shown[:77] + "..."
@@ -194,12 +273,22 @@ class Console:
                 call = f"codemode.step({terminal_text(repr(e.method), multiline=False)})"
             else:
                 call = (terminal_text(f"{e.connector}.{e.method}", multiline=False)
-                        + f"({terminal_json(codec.encode(e.args))})")
-            self.text(f"  #{e.seq:<3} {e.state:<9} pass {e.pass_number}  {call}  {shown}")
+                        + f"({terminal_json(plain(e.args))})")
+            self.text(f"  #{e.seq:<3} {entry_state(state, e):<9} pass {e.pass_number}  {call}  {shown}")
         if state.error:
             self.text("  error: " + quoted_block(state.error))
-        if revertible:
-            self.text(f"  can roll back: codemode rollback {state.id} reverts {len(revertible)} call(s)")
+        for e in unknown:
+            self.text("  " + quoted_block(unknown_text(e)))
+        if revertible and commands:
+            rollback = self.place.command(f"rollback {state.id}") if self.place else f"codemode rollback {state.id}"
+            self.text(f"  can roll back: {terminal_text(rollback)} reverts {len(revertible)} call(s)")
+        elif revertible:
+            self.text(f"  can roll back: {len(revertible)} call(s)")
+
+
+def _call(seq: Any, connector: Any, method: Any, args: Any) -> str:
+    """``#SEQ connector.method({...})``: the call whole, its arguments plain JSON, every part inert."""
+    return f"#{seq} {terminal_text(f'{connector}.{method}', multiline=False)}({terminal_json(args)})"
 
 
 async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
@@ -211,11 +300,14 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
     out = await rt.execute(code, on_output=None if console.as_json else live)
     printed.end()
     eid = out["execution_id"]
-    # With --json the command prints one document, the outcome it ends with (review 14x M1); in a
-    # terminal every pause is shown before its question.
+    # With --json the command prints one document, the outcome it ends with (review 14x M1); every
+    # pause is shown before its question all the same: in a terminal on stdout, with --json on stderr
+    # beside the question (review 15 H3: a person never answers for a call they were not shown).
     while out["status"] == "paused":
         if mode == "no" or not console.as_json:
             console.outcome(out)
+        elif mode == "ask":
+            Console(False, sys.stderr).outcome(out)
         if mode == "no":
             return 0
         pending = out["pending"][0]
@@ -272,29 +364,69 @@ async def _command(args: argparse.Namespace, command: Command, values: dict[str,
     if args.dir is not None and not args.dir.is_dir():
         raise UsageError(f"--dir {str(args.dir)!r}: no such folder; give the folder that holds codemode.toml "
                          "(nothing was created).")
+    started_in = Path.cwd()
     notebook = args.notebook.resolve() if args.notebook is not None else None
-    folder = notebook.parent if notebook is not None else (args.dir or Path.cwd()).resolve()
-    # An explicit --store that cannot open is an error, not another journal in its place (review 14x, M13).
-    built = runtime_for_folder(folder, store=args.store, notebook=notebook, strict_store=args.store is not None)
-    rt = built.runtime
-    for p in built.problems:
-        sys.stderr.write(f"configuration: {quoted_block(p)}\n")
-    if command.name == "mcp":
-        return await _serve_mcp(args, rt)
-    async with rt:
-        if command.execution_argument is not None and values.get("execution") is not None:
-            values["execution"] = await resolve_execution(rt, values["execution"], command.purpose)
-        return await _HANDLERS[command.name](rt, console, values, ask)
+    folder = notebook.parent if notebook is not None else (args.dir or started_in).resolve()
+    # The connectors run in the folder, as the kernel runs in the notebook's (review 15x H2): a python
+    # table's relative paths (options = { path = "data.sqlite" }) name the same file from every door, and
+    # a rollback from another terminal folder does not revert on a new, empty file there. What the
+    # person typed relative to their own folder is made absolute first: the program file, the store.
+    if values.get("file") not in (None, "-"):
+        values["file"] = str(started_in / values["file"])
+    store = args.store or os.environ.get(STORE_ENV, "").strip() or None
+    store = resolve_sqlite_url(store, started_in) if store is not None else None
+    values["yes"] = bool(getattr(args, "yes", False))
+    os.chdir(folder)
+    try:
+        # An explicit --store that cannot open is an error, not another journal in its place (review 14x, M13).
+        built = runtime_for_folder(folder, store=store, notebook=notebook, strict_store=args.store is not None)
+        rt = built.runtime
+        for p in built.problems:
+            sys.stderr.write(f"configuration: {quoted_block(p)}\n")
+        own = rt.store.sqlite_path
+        console.place = Place(folder, notebook, notebook is None and own is not None
+                              and own.resolve() == existing_journal(None, folder).resolve(), started_in,
+                              _options(args, notebook, folder, started_in))
+        if command.name == "mcp":
+            return await _serve_mcp(args, rt, console.place)
+        async with rt:
+            if command.execution_argument is not None and values.get("execution") is not None:
+                values["execution"] = await resolve_execution(rt, values["execution"], command.purpose)
+            return await _HANDLERS[command.name](rt, console, values, ask)
+    finally:
+        with contextlib.suppress(OSError):  # embedded (tests, a host program): its folder is its own
+            os.chdir(started_in)
 
 
-async def _serve_mcp(args: argparse.Namespace, rt: CodemodeRuntime) -> int:
+def _options(args: argparse.Namespace, notebook: Path | None, folder: Path, started_in: Path) -> str:
+    """The global options that reach this journal and configuration again, as typed from ``started_in``
+    (a store URL is never repeated: it may hold a password)."""
+    parts = []
+    if notebook is not None:
+        parts.append(f"--notebook {_shown_path(notebook, started_in)}")
+    elif folder != started_in.resolve():
+        parts.append(f"--dir {_shown_path(folder, started_in)}")
+    if args.store is not None:
+        parts.append("--store <the same URL>")
+    return " ".join(parts)
+
+
+def _shown_path(path: Path, started_in: Path) -> str:
+    """``path`` as the person types it from ``started_in``: relative below it, else absolute; quoted."""
+    try:
+        return shlex.quote(str(path.relative_to(started_in.resolve())))
+    except ValueError:
+        return shlex.quote(str(path))
+
+
+async def _serve_mcp(args: argparse.Namespace, rt: CodemodeRuntime, place: Place) -> int:
     """``codemode mcp``: stdio, or streamable HTTP with ``--http``; the journal is named on stderr."""
     def say(text: str) -> None:
         sys.stderr.write(f"codemode mcp: {terminal_text(text, multiline=False)}\n")
         sys.stderr.flush()
 
     say(f"journal {rt.store.where} (runtime {rt.name!r})")
-    options: dict[str, Any] = {"approvals_mode": args.approvals, "approve_hint": _approve_hint(args)}
+    options: dict[str, Any] = {"approvals_mode": args.approvals, "approve_hint": _approve_hint(args, place.folder)}
     if args.http is None:
         from codemode_kernel.serve import serve_stdio
 
@@ -314,33 +446,64 @@ async def _serve_mcp(args: argparse.Namespace, rt: CodemodeRuntime) -> int:
     return 0
 
 
-def _approve_hint(args: argparse.Namespace) -> str:
-    """Where a person approves, for the model: the command over this server's journal (never the store URL)."""
+def _approve_hint(args: argparse.Namespace, folder: Path | None = None) -> str:
+    """Where a person approves, for the model: only doors that reach this server's journal, with absolute
+    paths (the person's terminal is not the agent host's folder), never the store URL (review 15x M6)."""
+    folder = folder if folder is not None else (args.dir or Path.cwd()).resolve()
+    asks = "which shows the call and asks"
     if args.store is not None:
-        where = "`codemode --store <the same URL> approve ID`"
-    elif args.notebook is not None:
-        where = f"`codemode --notebook {shlex.quote(str(args.notebook))} approve ID`"
-    elif args.dir is not None:
-        where = f"`codemode --dir {shlex.quote(str(args.dir))} approve ID`"
-    else:
-        where = "`codemode approve ID` (in the folder this server was started in)"
-    return (f"The person approves it in the notebook's Code Mode panel, with `%approve ID` in the notebook, or from "
-            f"a terminal with {where} (`reject` to refuse it).")
+        return (f"The person approves it from a terminal with `codemode --store <the same URL> approve ID` in "
+                f"{shlex.quote(str(folder))} ({asks}; `reject` refuses it).")
+    if args.notebook is not None:
+        notebook = args.notebook.resolve()
+        return (f"The person approves it in the Code Mode panel of the notebook {shlex.quote(str(notebook))}, "
+                f"with `%approve ID` in that notebook, or from a terminal with `codemode --notebook "
+                f"{shlex.quote(str(notebook))} approve ID` ({asks}; `reject` refuses it).")
+    return (f"The person approves it from a terminal with `codemode --dir {shlex.quote(str(folder))} approve ID` "
+            f"({asks}; `reject` refuses it).")
 
 
 async def _run(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
     code = sys.stdin.read() if v["file"] == "-" else Path(v["file"]).read_text(encoding="utf-8")
-    return await _run_file(rt, console, code, v["approve"], ask)
+    rc = await _run_file(rt, console, code, v["approve"], ask)
+    # The runtime's note names an unavailable connector with a short reason meant for a model; the
+    # person at this terminal is the configuration's author and is told the whole reason (review 15x M14).
+    for name, why in sorted((await rt.catalog()).unavailable.items()):
+        if named_in(code, name):
+            sys.stderr.write(f"codemode: connector {name!r} is unavailable: {quoted_block(sentence(why))}\n")
+    return rc
 
 
 async def _executions(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
     states = await rt.executions(limit=v["limit"])
     if console.as_json:
-        console.data([s.to_dict() for s in states])
-    for s in [] if console.as_json else states:
+        console.data([plain_record(s) for s in states])
+        return 0
+    for s in states:
         first = terminal_text((s.code.strip().split("\n") or [""])[0][:60], multiline=False)
         console.text(f"{s.id}  {s.status:<11} {len(s.log):>3} calls  {first}")
+    if not states:
+        console.text(_no_executions(rt, console.place))
     return 0
+
+
+def _no_executions(rt: CodemodeRuntime, place: Place | None) -> str:
+    """An empty journal, said, and where a folder's notebooks keep theirs (review 15x M4)."""
+    where = terminal_text(rt.store.where, multiline=False)
+    if place is None or not place.folder_journal:
+        return f"No executions in the journal {where}."
+    notebooks = sorted(place.folder.glob("*.ipynb"))
+    text = f"No executions in this folder's journal ({where})."
+    if not notebooks:
+        return text
+    used = [nb for nb in notebooks if existing_journal(nb, place.folder).exists()]
+    listed = used or notebooks
+    names = ", ".join(terminal_text(nb.name, multiline=False) for nb in listed[:10])
+    names += f" and {len(listed) - 10} more" if len(listed) > 10 else ""
+    example = Place(place.folder, listed[0], False, place.started_in,
+                    f"--notebook {_shown_path(listed[0], place.started_in)}")
+    return (f"{text} Each notebook keeps its own journal: {terminal_text(example.command('executions'))} "
+            f"lists that notebook's (notebooks here{' with a journal' if used else ''}: {names}).")
 
 
 async def _show(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
@@ -352,7 +515,14 @@ async def _show(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: C
 
 
 async def _pending(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
-    console.data([p.to_dict() for p in await rt.pending(v["execution"])])
+    waiting = await rt.pending(v["execution"])
+    if console.as_json:
+        console.data([plain_record(p) for p in waiting])
+    elif not waiting:
+        console.text("Nothing is waiting for approval.")
+    for p in [] if console.as_json else waiting:
+        eid = terminal_text(p.execution_id, multiline=False)
+        console.text(f"{eid}  {_call(p.seq, p.connector, p.method, plain(p.args))}")
     return 0
 
 
@@ -370,12 +540,50 @@ async def _approve(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask
     if seq is None:
         seq = waiting[0].seq
     shown = [p for p in waiting if p.seq == seq]
-    if shown and not console.as_json:
-        call = terminal_text(f"{shown[0].connector}.{shown[0].method}", multiline=False)
-        console.text(f"approving call #{seq} {call}")
+    if shown:
+        state = await rt.execution(eid)
+        # A model's pause (``codemode mcp``, runtime.tool()) reaches this command with the model's own
+        # account of it: the call is shown whole, with the program, and the person answers (review 15
+        # H4); ``--yes`` is for scripts. A person's own pause is shown and approved, as before.
+        if state is not None and state.via_tool and not v.get("yes"):
+            if not _asked_to_approve(console, state, shown[0], ask):
+                return 1
+        elif not console.as_json:
+            call = terminal_text(f"{shown[0].connector}.{shown[0].method}", multiline=False)
+            console.text(f"approving call #{seq} {call}")
+            console.text(f"  arguments: {terminal_json(plain(shown[0].args))}")
     out = await rt.approve(eid, seq=seq)
     console.outcome(out)
     return 0 if out["status"] != "error" else 1
+
+
+def _asked_to_approve(console: Console, state: ExecutionState, call: PendingAction, ask: Callable[[str], str]) -> bool:
+    """Show a model's paused call whole (its arguments uncut, the program behind the gutter) and ask;
+    with ``--json`` on stderr, so stdout stays one document. False (said) unless the answer is yes."""
+    screen = Console(False, sys.stderr if console.as_json else console.out)
+    eid = terminal_text(state.id, multiline=False)
+    # The program first and the call last, right above the question: a long program cannot push the
+    # call out of sight.
+    screen.text(f"Execution {eid} was started by a model (the `codemode` tool). Its program (approved, it runs on "
+                "from the top; earlier calls are replayed, not run again):")
+    screen.text("\n".join("  " + GUTTER + terminal_text(line, multiline=False)
+                          for line in state.code.rstrip("\n").split("\n")))
+    screen.text(f"It waits for approval of call {_call(call.seq, call.connector, call.method, plain(call.args))}")
+    screen.out.flush()
+    name = terminal_text(f"{call.connector}.{call.method}", multiline=False)
+    try:
+        answer = _ask(ask, f"Approve call #{call.seq} {name}? [y/N] ", console)
+    except EOFError:
+        answer = ""
+        screen.text("\n(no answer: standard input is closed; `--yes` approves without asking)")
+    if answer.strip().lower() in ("y", "yes"):
+        return True
+    if console.as_json:
+        console.data({"execution_id": state.id, "approved": False, "seq": call.seq})
+    else:
+        reject = console.place.command(f"reject {eid} {call.seq}") if console.place else f"codemode reject {eid}"
+        console.text(f"not approved: call #{call.seq} {name} still waits (`{terminal_text(reject)}` refuses it)")
+    return False
 
 
 async def _nothing_waits(rt: CodemodeRuntime, execution_id: str) -> dict[str, Any]:
@@ -409,27 +617,44 @@ async def _reject(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask:
 
 
 async def _rollback(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
-    """Revert and say what was reverted, or that nothing could be (as the kernel's %rollback); ``--json``:
-    one document, ``{"execution_id", "status", "reverted": [seq, ...]}`` (review 14x M1)."""
+    """Revert and say what was reverted, or that nothing could be (as the kernel's %rollback), and name
+    every call whose outcome is unknown: never reverted, it may have been done (review 15x H1).
+    ``--json``: one document, ``{"execution_id", "status", "reverted": [seq, ...], "unknown": [seq, ...]}``
+    (review 14x M1); a revert that failed adds ``"error"`` (and the command fails, the message on stderr)."""
     eid = v["execution"]
     before = await rt.execution(eid)
     already = {e.seq for e in before.log if e.state == "reverted"} if before is not None else set()
-    await rt.rollback(eid)
+    failed: RollbackError | None = None
+    try:
+        await rt.rollback(eid)
+    except RollbackError as exc:  # every revert was tried: what was reverted is said all the same
+        failed = exc
     state = await rt.execution(eid)
     reverted = [e for e in (state.log if state is not None else []) if e.state == "reverted" and e.seq not in already]
+    unknown = unknown_calls(state) if state is not None else []
     status = state.status if state is not None else "deleted"
     if console.as_json:
-        console.data({"execution_id": eid, "status": status, "reverted": [e.seq for e in reverted]})
-        return 0
-    shown = terminal_text(eid, multiline=False)
-    if reverted:
-        calls = ", ".join(terminal_text(f"{e.connector}.{e.method}", multiline=False) + f" (call #{e.seq})"
-                          for e in reverted)
-        console.text(f"{shown}: {status}; rolled back {len(reverted)} action(s): {calls}.")
+        console.data({"execution_id": eid, "status": status, "reverted": [e.seq for e in reverted],
+                      "unknown": [e.seq for e in unknown], **({"error": str(failed)} if failed else {})})
     else:
-        console.text(f"{shown}: {status}. Nothing to roll back: no applied action of this execution can be "
-                     "reverted.")
-    return 0
+        shown = terminal_text(eid, multiline=False)
+        if reverted:
+            calls = ", ".join(terminal_text(f"{e.connector}.{e.method}", multiline=False) + f" (call #{e.seq})"
+                              for e in reverted)
+            console.text(f"{shown}: {status}; rolled back {len(reverted)} action(s): {calls}.")
+        elif unknown or failed:
+            console.text(f"{shown}: {status}. No action was reverted.")
+        else:
+            console.text(f"{shown}: {status}. Nothing to roll back: no applied action of this execution can be "
+                         "reverted.")
+        for e in unknown:
+            console.text("  " + quoted_block(unknown_text(e)))
+    if failed is None:
+        return 0
+    if console.as_json:  # the document above says it; the reason goes to stderr too
+        sys.stderr.write(f"codemode: {quoted_block(str(failed))}\n")
+        return 1
+    raise failed
 
 
 async def _search(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
@@ -438,22 +663,72 @@ async def _search(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask:
 
 
 async def _describe(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
-    d = await rt.describe(v["target"], full=bool(v.get("full")), page=v.get("page") or 1)
+    # A connector that is configured but could not be loaded is not "nothing named": say why (review 15x M14).
+    name = str(v["target"]).split(".")[0]
+    try:
+        d = await rt.describe(v["target"], full=bool(v.get("full")), page=v.get("page") or 1)
+    except LookupError:
+        if name not in (await rt.catalog()).unavailable:
+            raise
+        d = None
+    missing = d is None or d.kind == "not_found"
+    why = (await rt.catalog()).unavailable.get(name) if missing else None
+    said = f"connector {name!r} is unavailable: {sentence(why)}" if why else None
     if console.as_json:
-        console.data(d.to_dict())
-    else:  # the answer's hints are written for a program: here they name this command (review 14x M3)
+        console.data({**(d.to_dict() if d is not None else {}), **({"error": said} if said else {})})
+    elif said:
+        console.text(quoted_block(said, indent=""))
+    elif d is not None:  # the answer's hints are written for a program: here they name this command (review 14x M3)
         console.out.write(terminal_text(door_text(d.types, "cli", path=d.path)).rstrip("\n") + "\n")
+    return 1 if missing else 0
+
+
+async def _connectors(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    """The connectors, their methods and those that need approval, and why any is unavailable (as %connectors)."""
+    catalog = await rt.catalog()
+    usable = {name: {"methods": sorted(methods),
+                     "requires_approval": sorted(n for n, m in methods.items() if m.tool.requires_approval)}
+              for name, methods in sorted(catalog.methods.items())}
+    unavailable = {name: sentence(why) for name, why in sorted(catalog.unavailable.items())}
+    if console.as_json:
+        console.data({"connectors": usable, "unavailable": unavailable, "journal": rt.store.where})
+        return 0
+    for name, about in usable.items():
+        methods = about["methods"]
+        listed = ", ".join(methods[:12]) + (f", ... ({len(methods)} in all)" if len(methods) > 12 else "")
+        needs = ", ".join(about["requires_approval"]) or "none"
+        console.text(terminal_text(f"{name}: {listed} (needs approval: {needs})", multiline=False))
+    if not usable and not unavailable:
+        console.text("No connectors: add a [connectors.NAME] table to codemode.toml.")
+    for name, why in unavailable.items():
+        console.text(quoted_block(f"{name}: unavailable: {why}", indent=""))
+    console.text(f"journal: {terminal_text(rt.store.where, multiline=False)}")
     return 0
 
 
 async def _snippets(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
-    console.data([s.to_dict() for s in await rt.snippets()])
+    saved = await rt.snippets()
+    if console.as_json:
+        console.data([plain_record(s) for s in saved])
+        return 0
+    if not saved:
+        console.text("No snippets saved. `codemode save-snippet NAME [ID|last]` saves a completed execution's code.")
+    for snippet in saved:
+        console.text(_snippet_line(snippet))
     return 0
+
+
+def _snippet_line(snippet: Snippet) -> str:
+    """``name  saved 2026-12-07 18:40  connectors  description``, every part inert."""
+    when = datetime.fromtimestamp(snippet.saved_at / 1000).strftime("%Y-%m-%d %H:%M") if snippet.saved_at else "?"
+    uses = ", ".join(snippet.connectors) or "no connectors"
+    parts = [snippet.name, f"saved {when}", f"uses {uses}", snippet.description.strip().split("\n")[0][:100]]
+    return "  ".join(terminal_text(p, multiline=False) for p in parts if p)
 
 
 async def _save_snippet(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
     saved = await rt.save_snippet(v["name"], execution_id=v["execution"], description=v["description"])
-    console.data(saved.to_dict())
+    console.data(plain_record(saved))
     return 0
 
 
@@ -468,7 +743,7 @@ Handler = Callable[[CodemodeRuntime, Console, dict[str, Any], Callable[[str], st
 _HANDLERS: dict[str, Handler] = {
     "run": _run, "executions": _executions, "journal": _show, "pending": _pending, "approve": _approve,
     "reject": _reject, "rollback": _rollback, "search": _search, "describe": _describe, "snippets": _snippets,
-    "save_snippet": _save_snippet, "expire": _expire,
+    "save_snippet": _save_snippet, "expire": _expire, "connectors": _connectors,
 }
 
 
@@ -525,7 +800,9 @@ async def demo(console: Console, ask: Callable[[str], str]) -> int:
         state = await rt.execution(out["execution_id"])
         assert state is not None
         w("\nThe journal:\n")
-        console.journal(state, revertible_calls(state, await rt.catalog()))
+        # No command lines: the demo's journal and its notes connector live in this process only, so a
+        # `codemode rollback ID` typed afterwards would find neither (review 15x L3); the question does it.
+        console.journal(state, revertible_calls(state, await rt.catalog()), commands=False)
         if ask("Roll back the applied actions? [y/N] ").strip().lower() in ("y", "yes"):
             await rt.rollback(out["execution_id"])
             state = await rt.execution(out["execution_id"])
@@ -553,7 +830,10 @@ def main(argv: Sequence[str] | None = None, ask: Callable[[str], str] = input) -
     try:
         return asyncio.run(_command(args, command, values, console, ask))
     except (CodemodeError, LookupError, OSError) as exc:  # the library's hints, in this command's words
-        sys.stderr.write(f"codemode: {quoted_block(door_text(str(exc), 'cli'))}\n")
+        message = door_text(str(exc), "cli")
+        sys.stderr.write(f"codemode: {quoted_block(message)}\n")
+        if args.json:  # a script still reads one document, the reason in it (review 15x L8)
+            console.data({"error": message, "error_type": type(exc).__name__})
         return 1
     except (EOFError, KeyboardInterrupt):
         sys.stderr.write("\ncodemode: stopped\n")

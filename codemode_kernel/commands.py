@@ -202,7 +202,7 @@ def _execution(help: str = "an execution id (or last)", *, required: bool = True
 COMMANDS: tuple[Command, ...] = (
     Command("help", "List the magics.", magic="help"),
     Command("connectors", "Connectors, their methods, the configuration file and any problems.",
-            magic="connectors"),
+            magic="connectors", cli="connectors"),
     Command("run", "Run a program; when it pauses, answer the approval.", cli="run", arguments=(
         Argument("file", "FILE", "a program file (or - for stdin)"),
         Argument("approve", "ask|yes|no", "how approvals are answered: ask at the prompt, yes to all, no (leave "
@@ -314,6 +314,8 @@ _SPELLING: Mapping[Door, Mapping[str, str]] = {
             "describe": "codemode describe"},
     "magic": {"executions": "%executions", "search": "%search QUERY", "describe": "%describe"},
 }
+#: connectors.unavailable.WHERE_TO_LOOK, the runtime's pointer for a notebook's author.
+_WHERE_TO_LOOK = re.compile(r"the notebook's author can see the details with %connectors")
 _LIST_EXECUTIONS = re.compile(r"List executions with runtime\.executions\(\) \(or %executions in the kernel\)\.")
 _SEARCH_CALL = re.compile(r"codemode\.search\('what you want'\)")
 _DESCRIBE_CALL = re.compile(r"codemode\.describe\('([^'\s]{1,300})'(?:, (page=(\d+)|full=True))?\)")
@@ -333,6 +335,8 @@ def door_text(text: str, door: Door, *, path: str | None = None) -> str:
     target, whose ``# describe more:`` line gets the door's commands beside it."""
     words = _SPELLING[door]
     text = _LIST_EXECUTIONS.sub(f"List them with {words['executions']}.", text)
+    if door == "cli":
+        text = _WHERE_TO_LOOK.sub("`codemode connectors` shows why", text)
     text = _SEARCH_CALL.sub(words["search"], text)
     text = _RELOADED.sub(_RELOAD_WORDS[door], text)
     reject = "%reject" if door == "magic" else "codemode reject"

@@ -35,6 +35,7 @@ GOOD: dict[str, list[str]] = {
     "rollback": [ULID],
     "save_snippet": ["six", f"six {ULID}", "six last Adds one two", "six Adds one two"],
     "snippets": [""],
+    "connectors": [""],
     "expire": ["", "2h", "30m", "1.5", "0s"],
 }
 
@@ -54,6 +55,7 @@ BAD: list[tuple[str, str, str]] = [
     ("rollback", "", "Missing an execution id (or last)."),
     ("save_snippet", "", "Missing the snippet name."),
     ("snippets", "x", "Unexpected 'x'."),
+    ("connectors", "x", "Unexpected 'x'."),
     ("expire", "soon", "Cannot read the age 'soon'"),
     ("pending", "last x", "Unexpected 'x'."),
 ]

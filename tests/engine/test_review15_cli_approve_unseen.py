@@ -39,7 +39,6 @@ def tasks():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: codemode approve ID approves a call whose arguments it never shows")
 def test_approve_shows_the_call_before_it_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "review15_cli_tasks.py").write_text(TASKS)
     (tmp_path / "codemode.toml").write_text('[connectors.tasks]\npython = "review15_cli_tasks:tasks"\n'

@@ -31,7 +31,6 @@ def tasks():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: codemode --json run asks to approve a call it never showed")
 def test_the_question_comes_after_the_calls_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "review15_json_tasks.py").write_text(TASKS)
     (tmp_path / "codemode.toml").write_text('[connectors.tasks]\npython = "review15_json_tasks:tasks"\n'

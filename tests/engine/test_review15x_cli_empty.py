@@ -48,7 +48,6 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return rc, captured.out, captured.err
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: codemode executions on the folder's empty journal prints nothing")
 def test_an_empty_folder_journal_says_so_and_points_at_the_notebooks(folder: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     rc, _, _ = _cli(capsys, "--notebook", str(folder / "analysis.ipynb"), "run", str(folder / "prog.py"))
@@ -59,7 +58,6 @@ def test_an_empty_folder_journal_says_so_and_points_at_the_notebooks(folder: Pat
     assert "--notebook" in said and "analysis.ipynb" in said, said
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: codemode pending / snippets print raw JSON without --json")
 def test_pending_and_snippets_answer_in_words_without_json(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = _cli(capsys, "--dir", str(folder), "pending")
     assert rc == 0 and out.strip() != "[]", out

@@ -18,7 +18,6 @@ import pytest
 from codemode_kernel.cli import main
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: codemode --json prints no JSON document when the command fails")
 @pytest.mark.parametrize("argv", [("show", "01NOPE"), ("describe", "nope.x"), ("approve", "last")])
 def test_a_failed_json_command_still_prints_one_document(argv: tuple[str, ...], tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:

@@ -35,14 +35,12 @@ def _cli(folder: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[
     return rc, capsys.readouterr().out
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: codemode --json run prints the codec's $codemode tags")
 def test_json_run_prints_plain_json(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out = _cli(folder, capsys, "--json", "run", str(folder / "p.py"))
     assert rc == 0
     assert json.loads(out)["result"] == PLAIN, out
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: codemode run / --json show print the codec's $codemode tags")
 def test_run_and_show_never_print_codec_tags(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out = _cli(folder, capsys, "run", str(folder / "p.py"))
     assert rc == 0 and "$codemode" not in out, out

@@ -44,7 +44,6 @@ def _said(folder: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     return captured.out + captured.err
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: the CLI never says why a connector is unavailable")
 @pytest.mark.parametrize("argv", [("run", "p.py"), ("describe", "api")])
 def test_the_terminal_is_told_why_a_connector_is_unavailable(folder: Path, capsys: pytest.CaptureFixture[str],
                                                             argv: tuple[str, ...], monkeypatch: pytest.MonkeyPatch

@@ -48,14 +48,13 @@ def items(path: str):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: rollback from another cwd reverts another file, says it worked")
 def test_rollback_from_another_folder_undoes_the_write_or_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
     project.mkdir()
     elsewhere.mkdir()
-    (project / "review15x_items.py").write_text(MODULE)
-    (project / "codemode.toml").write_text('[connectors.items]\npython = "review15x_items:items"\n'
+    (project / "review15x_cwd_items.py").write_text(MODULE)
+    (project / "codemode.toml").write_text('[connectors.items]\npython = "review15x_cwd_items:items"\n'
                                            'options = { path = "data.sqlite" }\n[executor]\nkind = "inprocess"\n')
     (project / "add.py").write_text("items.add(text='written')\n")
     monkeypatch.chdir(project)  # where the notebook's kernel runs

@@ -19,7 +19,6 @@ import pytest
 from codemode_kernel.cli import main
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: codemode demo suggests a 'codemode rollback ID' that fails")
 def test_a_command_the_demo_suggests_works(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)

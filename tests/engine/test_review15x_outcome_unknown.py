@@ -73,7 +73,6 @@ def _unknown(project: Path, capsys: pytest.CaptureFixture[str]) -> str:
     return str(answer["execution_id"])
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: rollback hides a call of unknown outcome")
 def test_rollback_names_the_call_whose_outcome_is_unknown(project: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     eid = _unknown(project, capsys)
@@ -83,7 +82,6 @@ def test_rollback_names_the_call_whose_outcome_is_unknown(project: Path,
     assert "Nothing to roll back" not in said, said
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: --json rollback hides a call of unknown outcome")
 def test_json_rollback_lists_the_call_whose_outcome_is_unknown(project: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     eid = _unknown(project, capsys)

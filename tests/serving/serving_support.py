@@ -86,10 +86,10 @@ def server_env(**extra: str) -> dict[str, str]:
     return {"PATH": BARE_PATH, "HOME": os.environ.get("HOME", "/tmp"), **extra}
 
 
-def codemode(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run the `codemode` command (a person at a terminal)."""
+def codemode(*args: str, cwd: Path, answers: str = "") -> subprocess.CompletedProcess[str]:
+    """Run the `codemode` command (a person at a terminal, typing ``answers`` at its questions)."""
     return subprocess.run([CODEMODE, *args], cwd=cwd, env=server_env(), capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, input=answers)
 
 
 @dataclass

@@ -92,7 +92,7 @@ async def test_without_elicitation_paused_and_followed_from_another_connection(s
     assert "A person must approve" in out.structured_content["next_step"]
     eid = out.structured_content["execution_id"]
     approved = subprocess.run([CODEMODE, "--notebook", str(notebook), "approve", eid], cwd=notebook.parent,
-                              env=server_env(), capture_output=True, text=True, timeout=120)
+                              env=server_env(), capture_output=True, text=True, timeout=120, input="y\n")
     assert approved.returncode == 0, approved.stderr
     async with http_client(server.url, server.token) as client:
         done = await client.call_tool("codemode_status", {"execution_id": eid, "wait_seconds": 30})

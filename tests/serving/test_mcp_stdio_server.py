@@ -96,8 +96,9 @@ async def test_without_elicitation_a_person_approves_in_the_notebooks_journal(no
         assert paused.structured_content is not None and paused.structured_content["status"] == "paused"
         assert applied(folder) == []
 
-        approved = codemode("--notebook", str(notebook), "approve", eid, cwd=folder)
+        approved = codemode("--notebook", str(notebook), "approve", eid, cwd=folder, answers="y\n")
         assert approved.returncode == 0, approved.stderr
+        assert "tasks.add_task" in approved.stdout  # a model's call is shown before the person answers
         done = await client.call_tool("codemode_status", {"execution_id": eid, "wait_seconds": 30})
         assert done.structured_content == {"status": "completed", "execution_id": eid, "result": "one"}
         assert applied(folder) == ["one"]

@@ -22,7 +22,6 @@ from tests.serving.serving_support import ADD_ONE, CODEMODE, make_project, serve
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: next_step offers the notebook panel for a folder journal")
 async def test_a_folder_servers_next_step_names_only_doors_that_hold_the_execution(tmp_path: Path) -> None:
     make_project(tmp_path)
     params = StdioServerParameters(command=CODEMODE, args=["--dir", ".", "mcp"], env=server_env(),
