@@ -44,6 +44,7 @@ from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, Rep
 from codemode_kernel.kernel.variables import CarriedVariables, not_carried_text
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet
+from codemode_kernel.rollback_report import rollback_text, unknown_calls
 from codemode_kernel.runtime import not_pending_text
 from codemode_kernel.selection import resolve_execution, revertible_calls
 
@@ -437,11 +438,8 @@ class Actions:
             after = await runtime.execution(execution_id)
             reverted = [e for e in (after.log if after is not None else []) if e.state == "reverted"
                         and e.seq not in already]
-            if reverted:
-                text = (f"Rolled back {len(reverted)} action(s): "
-                        + ", ".join(f"{e.connector}.{e.method} (call #{e.seq})" for e in reverted) + ".")
-            else:
-                text = "Nothing to roll back: no applied action of this execution can be reverted."
+            # Calls of unknown outcome are named: never reverted, they may have been done (review 15x H1).
+            text = rollback_text(reverted, unknown_calls(after) if after is not None else [])
             if card is not None:
                 _, again = await self._revert_info(after) if after is not None else (0, 0)
                 card.rolled_back(text, reverted=bool(reverted), can_rollback=again > 0, revertible=again)
