@@ -985,6 +985,14 @@ class CodemodeRuntime:
             if row is None:
                 return False
             if row.status not in TERMINAL_STATUSES:
+                if row.status == "running" and row.id not in self._active:
+                    # Another host's pass (a kernel, a terminal) runs it: it would go on calling connectors and
+                    # its writes would be recorded nowhere, never to be rolled back (review 15, H8).
+                    allowed = ["paused", *sorted(TERMINAL_STATUSES)]
+                    refused = InvalidStateError(execution_id, "running", "delete", allowed)
+                    refused.args = (f"{refused} Its pass runs in another kernel or terminal: interrupt it there, or "
+                                    "wait for it to end, then delete it.",)
+                    raise refused
                 if row.id in self._active:
                     self.interrupt()
                 await self._dispose(execution_id, "rejected" if row.status == "paused" else "error")
