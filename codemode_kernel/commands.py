@@ -316,6 +316,8 @@ _SPELLING: Mapping[Door, Mapping[str, str]] = {
 }
 #: connectors.unavailable.WHERE_TO_LOOK, the runtime's pointer for a notebook's author.
 _WHERE_TO_LOOK = re.compile(r"the notebook's author can see the details with %connectors")
+#: A hint that gives both doors' words ("(%executions in a notebook, `codemode executions` in a terminal)").
+_BOTH_DOORS = re.compile(r"\((%[^,()`]+) in a notebook, `(codemode [^`]+)` in a terminal\)")
 _LIST_EXECUTIONS = re.compile(r"List executions with runtime\.executions\(\) \(or %executions in the kernel\)\.")
 _SEARCH_CALL = re.compile(r"codemode\.search\('what you want'\)")
 _DESCRIBE_CALL = re.compile(r"codemode\.describe\('([^'\s]{1,300})'(?:, (page=(\d+)|full=True))?\)")
@@ -337,6 +339,7 @@ def door_text(text: str, door: Door, *, path: str | None = None) -> str:
     text = _LIST_EXECUTIONS.sub(f"List them with {words['executions']}.", text)
     if door == "cli":
         text = _WHERE_TO_LOOK.sub("`codemode connectors` shows why", text)
+    text = _BOTH_DOORS.sub(lambda m: f"(`{m.group(2)}`)" if door == "cli" else f"({m.group(1)})", text)
     text = _SEARCH_CALL.sub(words["search"], text)
     text = _RELOADED.sub(_RELOAD_WORDS[door], text)
     reject = "%reject" if door == "magic" else "codemode reject"

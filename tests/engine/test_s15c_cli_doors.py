@@ -188,3 +188,11 @@ def test_a_notebooks_empty_journal_says_so(project: Path, capsys: pytest.Capture
     assert main(["--notebook", str(notebook), "executions"]) == 0
     said = capsys.readouterr().out
     assert said.startswith("No executions in the journal") and "analysis.codemode.db" in said, said
+
+
+def test_a_refusal_in_the_terminal_names_only_the_terminals_command(project: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``approve last`` with nothing paused names `codemode executions`, not the notebook's %executions."""
+    assert main(["--dir", str(project), "approve", "last"]) == 1
+    said = capsys.readouterr().err
+    assert "`codemode executions`" in said and "%executions" not in said, said
