@@ -151,7 +151,12 @@ from codemode_kernel import codec, snippets, targets
 from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_names
 from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
-from codemode_kernel.connectors.unavailable import GENERIC_REASON, named_in, unavailable_hints, unavailable_note_for
+from codemode_kernel.connectors.unavailable import (
+    GENERIC_REASON,
+    named_in,
+    unavailable_hints,
+    unavailable_note_for,
+)
 from codemode_kernel.discovery.describe import not_found_message
 from codemode_kernel.discovery.service import Discovery
 from codemode_kernel.discovery.tool_text import INPUT_SCHEMA as TOOL_INPUT_SCHEMA
@@ -561,6 +566,14 @@ class CodemodeRuntime:
                 return _refused(execution_id, "InvalidStateError",
                                 str(InvalidStateError(execution_id, row.status, "approve", ["paused"])))
             missing = sorted(set(row.connectors) - set(catalog.methods))
+            if any(name in catalog.unavailable for name in missing):
+                catalog = await self.catalog(retry=True)  # a server that was down may be back (review 15 M9)
+                missing = sorted(set(row.connectors) - set(catalog.methods))
+            if down := [name for name in missing if name in catalog.unavailable]:
+                why = "; ".join(f"{name!r} ({_why_unavailable(name, self._connectors)})" for name in down)
+                return _refused(execution_id, "ConfigurationError", (
+                    f"execution {execution_id!r} was started with connectors that are unavailable now: {why}. "
+                    "Nothing was approved: approve again once they are back (%connectors shows their state)"))
             if missing:
                 return _refused(execution_id, "ConfigurationError", (
                     f"execution {execution_id!r} used connector(s) {missing} that are not configured now; "
@@ -873,7 +886,9 @@ class CodemodeRuntime:
             journal = j.entries(execution_id)
             if any(e.state == "applied" and e.connector in catalog.unavailable for e in journal):
                 catalog = await self.catalog(retry=True)  # a server that was down may be back: ask it now
-            touched = sorted({e.connector for e in journal if revert_for(catalog, e.connector, e.method, e.state)})
+            # Each call's revert, looked up once: the target check below covers exactly the reverts run.
+            reverts = {e.seq: revert_for(catalog, e.connector, e.method, e.state) for e in journal}
+            touched = sorted({e.connector for e in journal if reverts[e.seq] is not None})
             moved = targets.changed(row.options.get("targets"), catalog.targets, touched)
             if moved:  # another backend has the name now: revert nothing there, nor elsewhere (review 13, M4)
                 raise ConfigurationError(targets.refusal(execution_id, "roll back", moved))
@@ -885,7 +900,7 @@ class CodemodeRuntime:
                     # run, and the call stands. Said, not skipped like a connector no longer configured.
                     failures.append(_not_reverted_unavailable(e.seq, e.connector, e.method, self._connectors))
                     continue
-                revert = revert_for(catalog, e.connector, e.method, e.state)
+                revert = reverts[e.seq]
                 if revert is None:
                     continue
                 # Claimed before the revert runs, so two hosts never revert one call; the note stays
@@ -1129,10 +1144,15 @@ _STOPPED = frozenset({"Timeout", "Interrupted", "WorkerCrashed", "LimitExceeded"
 #: The longest error type name the journal keeps (executions.error_type is 64 characters).
 _MAX_TYPE_CHARS = 64
 
+def _why_unavailable(connector: str, connectors: Mapping[str, Connector]) -> str:
+    """A configured connector's short, safe reason for being unavailable (its ``failure_summary``)."""
+    found = connectors.get(connector)
+    return ((found.failure_summary if found is not None else None) or GENERIC_REASON).strip().rstrip(".")
+
+
 def _not_reverted_unavailable(seq: int, connector: str, method: str, connectors: Mapping[str, Connector]) -> str:
     """A rollback's failure line for an applied call whose connector is configured but unavailable now."""
-    found = connectors.get(connector)
-    why = ((found.failure_summary if found is not None else None) or GENERIC_REASON).strip().rstrip(".")
+    why = _why_unavailable(connector, connectors)
     return (f"#{seq} {connector}.{method}: not reverted: connector {connector!r} is unavailable now ({why}); "
             "the call stays applied: roll back again once the connector is back (%connectors shows its state)")
 
