@@ -93,6 +93,8 @@ class NotebookSession(NotebookRuntime):
                     del self.replaced_by[next(iter(self.replaced_by))]
             self.cell_runs[cell_id] = eid
         outcome = await self.actions.show(eid, out, record, sink=sink, card_home=sink)
+        if out.get("status") in ("paused", "error", "rejected"):  # carried nothing: a later NameError says why
+            self.variables.did_not_complete(eid, str(out["status"]), code)
         self.notify("execution_changed", eid)
         return outcome
 

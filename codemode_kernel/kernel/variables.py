@@ -36,6 +36,8 @@ class CarriedVariables(MutableMapping[str, Any]):
         self._sizes: dict[str, int] = {}
         #: Names an earlier cell assigned but could not carry, with why (for a later NameError).
         self.not_carried: dict[str, str] = {}
+        #: Names a cell that did not complete assigns (it carried nothing): name -> (execution, status).
+        self.uncompleted: dict[str, tuple[str, str]] = {}
 
     def given(self) -> dict[str, Any]:
         """A copy for the next pass: the names it starts with (and its recorded inputs)."""
@@ -59,6 +61,9 @@ class CarriedVariables(MutableMapping[str, Any]):
                   if name not in variables and not name.startswith("_")}
         for name in variables:
             self.not_carried.pop(name, None)
+            self.uncompleted.pop(name, None)
+        for name in missed:
+            self.uncompleted.pop(name, None)
         self.not_carried.update(missed)
         for name in given:
             if name not in variables:
@@ -86,14 +91,32 @@ class CarriedVariables(MutableMapping[str, Any]):
             self._sizes[name] = _entry_size(name, codec.dumps_encoded(codec.encode(self._values[name], name)))
         return self._sizes[name]
 
+    def did_not_complete(self, execution_id: str, status: str, code: str) -> None:
+        """A cell ended ``status`` (paused, error, rejected): it carries nothing, so a later NameError for a
+        name it assigns says why (review 15x M15)."""
+        for name in assigned_names(code):
+            if name.startswith("_"):
+                continue
+            self.not_carried.pop(name, None)
+            self.uncompleted.pop(name, None)
+            self.uncompleted[name] = (execution_id, status)
+        while len(self.uncompleted) > MAX_UNCOMPLETED:
+            del self.uncompleted[next(iter(self.uncompleted))]
+
     def explain(self, ename: str, evalue: str) -> str:
         """A NameError's text, saying so when the name was assigned in an earlier cell but not carried."""
         match = _NAME_ERROR.match(evalue) if ename == "NameError" else None
-        if match is None or match.group(1) not in self.not_carried:
+        if match is None:
             return evalue
         name = match.group(1)
-        return (f"name {name!r} is not defined: an earlier cell assigned it, but it was not carried over to later "
-                f"cells ({self.not_carried[name]})." + evalue[match.end():])
+        if name in self.not_carried:
+            return (f"name {name!r} is not defined: an earlier cell assigned it, but it was not carried over to "
+                    f"later cells ({self.not_carried[name]})." + evalue[match.end():])
+        if name in self.uncompleted:
+            eid, status = self.uncompleted[name]
+            return f"name {name!r} is not defined: {_UNCOMPLETED.get(status, _UNCOMPLETED['error']).format(eid=eid)}" \
+                + evalue[match.end():]
+        return evalue
 
     def __getitem__(self, name: str) -> Any:
         return self._values[name]
@@ -116,6 +139,16 @@ class CarriedVariables(MutableMapping[str, Any]):
         return f"CarriedVariables({self._values!r})"
 
 
+#: How many names of cells that did not complete are remembered (the newest).
+MAX_UNCOMPLETED = 1000
+_UNCOMPLETED = {
+    "paused": ("a cell that is paused for approval assigns it (execution {eid}), and names carry over only from "
+               "cells that complete: once it is approved and completes (%approve {eid}), it is carried."),
+    "rejected": ("a cell whose call was rejected assigns it (execution {eid}), so that cell did not complete, and "
+                 "names carry over only from cells that complete: run it again (or assign it here)."),
+    "error": ("a cell that failed assigns it (execution {eid}), and names carry over only from cells that "
+              "complete: fix that cell and run it again (or assign it here)."),
+}
 _NAME_ERROR = re.compile(r"name '([A-Za-z_][A-Za-z0-9_]*)' is not defined\.?")
 _REASONS = {
     "function": "a function: define it in the cell that uses it",

@@ -11,12 +11,9 @@ notes.list_notes()`` then a write), and after it is rejected. Review 14x H5's fi
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a name from a failed cell gets a bare NameError")
 def test_a_name_from_a_failed_cell_is_explained(shared_kernel: Kernel) -> None:
     shared_kernel.execute("r15x_z = 5\nnotes.fail(message='r15x boom')")
     run = shared_kernel.execute("r15x_z")
@@ -25,7 +22,6 @@ def test_a_name_from_a_failed_cell_is_explained(shared_kernel: Kernel) -> None:
     assert "fail" in message.lower() or "did not complete" in message, message
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a name from a paused cell gets a bare NameError")
 def test_a_name_from_a_paused_cell_is_explained(shared_kernel: Kernel) -> None:
     shared_kernel.execute('r15x_before = notes.list_notes()\nnotes.add_note(text="r15x paused")')
     run = shared_kernel.execute("len(r15x_before)")
