@@ -52,7 +52,6 @@ def notes(calls: dict[str, int]) -> ToolSetConnector:
     return ToolSetConnector([add], name="notes", requires_approval={"add"}, target="review15 notes")
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: approve does not retry a connector that was down; refused for 60 s")
 async def test_an_approval_after_the_server_came_back_runs(make_runtime: RuntimeFactory) -> None:
     calls = {"add": 0}
     first = make_runtime([notes(calls), Flaky(down=False)])
