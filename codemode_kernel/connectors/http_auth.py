@@ -10,16 +10,31 @@ picked up without restarting, and nothing secret sits in the configuration file)
 from __future__ import annotations
 
 import base64
+import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from codemode_kernel.connectors.policy import check_keys, read_env
+from codemode_kernel.connectors.policy import check_keys, read_env, shown
 from codemode_kernel.errors import ConfigurationError
 
 AuthType = Literal["bearer", "api_key", "basic"]
 KeyLocation = Literal["header", "query", "cookie"]
+
+
+_TYPES = ("bearer", "api_key", "basic")
+_PLACES = ("header", "query", "cookie")
+
+
+def _choice(value: Any, choices: tuple[str, ...]) -> str:
+    """A wrong value of a key with a few allowed words, as an error shows it: the word it is close to, not the
+    value itself (a token pasted under the wrong key must not be printed; s15o)."""
+    if isinstance(value, str):
+        close = difflib.get_close_matches(value.strip().lower(), choices, n=1, cutoff=0.6)
+        if close:
+            return f"{shown(value)} (did you mean {close[0]!r}?)"
+    return shown(value)
 
 
 @dataclass(frozen=True)
@@ -77,8 +92,9 @@ class HttpAuth:
             if kind == "api_key":
                 check_keys(table, ("type", "name", "in", "value", "value_env"), f"{where} auth")
                 location = table.get("in", "header")
-                if location not in ("header", "query", "cookie"):
-                    raise ConfigurationError(f"auth.in must be header, query or cookie; got {location!r}.")
+                if location not in _PLACES:
+                    raise ConfigurationError(f"auth.in must be header, query or cookie; got "
+                                             f"{_choice(location, _PLACES)}.")
                 return cls.api_key(name=table.get("name"), location=location, value=table.get("value"),
                                    value_env=table.get("value_env"))
             if kind == "basic":
@@ -89,7 +105,8 @@ class HttpAuth:
             if str(exc).startswith(where):
                 raise
             raise ConfigurationError(f"{where}: {exc}") from None
-        raise ConfigurationError(f"{where}: auth.type must be \"bearer\", \"api_key\" or \"basic\"; got {kind!r}.")
+        raise ConfigurationError(f"{where}: auth.type must be \"bearer\", \"api_key\" or \"basic\"; got "
+                                 f"{_choice(kind, _TYPES)}.")
 
     def with_default_key(self, name: str | None, location: str | None) -> HttpAuth:
         """Fill the API key's name and place from the document's ``apiKey`` security scheme."""

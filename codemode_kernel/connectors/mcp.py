@@ -47,6 +47,7 @@ from mcp.shared.message import SessionMessage
 
 from codemode_kernel import codec
 from codemode_kernel.connectors.base import Connector, ExecutionContext, RevertFn, Tool, sanitize_identifier
+from codemode_kernel.connectors.bounded_body import BadCoding, ContentDecoder, OverLimit
 from codemode_kernel.connectors.policy import (
     ConnectorPolicy,
     RevertMapping,
@@ -58,6 +59,7 @@ from codemode_kernel.connectors.policy import (
     get_str_list,
     get_str_map,
     jsonable,
+    shown,
     table_name,
 )
 from codemode_kernel.connectors.secrets import config_secrets, listed, redacting, redactor
@@ -75,7 +77,7 @@ _MAX_PAGES = 1000
 MAX_LINE_BYTES = 16 * codec.MAX_VALUE_CHARS
 _STDIO_EXIT_WAIT = 2.0  # seconds a stdio server has to exit once its stdin closes, and again after SIGTERM
 _CONFIG_KEYS = ("mcp", "requires_approval", "no_approval", "approval_from_annotations", "reverts", "timeout",
-                "connect_timeout", "hint", "instructions")
+                "connect_timeout", "hint", "instructions", "max_response_bytes")
 _MCP_KEYS = ("command", "args", "env", "cwd", "url", "headers")
 
 
@@ -109,7 +111,9 @@ class McpConnector(Connector):
     timeout, a connection lost under it) raises :class:`~codemode_kernel.errors.OutcomeUnknown`:
     the server may have done it. A stdio server's lines are read up to ``max_line_bytes``
     (:data:`MAX_LINE_BYTES`, 16,000,000; set the attribute to change it); a longer one closes the
-    connection with an error naming the limit.
+    connection with an error naming the limit. A server over HTTP is read up to ``max_response_bytes``
+    (the same default; the attribute or the configuration key) per answer, or per event of a stream,
+    decoded (gzip, deflate) in bounded pieces; a longer answer is an ``OutcomeUnknown`` naming the limit.
 
     Configuration (``codemode.toml``), read by :meth:`from_config`::
 
@@ -199,6 +203,14 @@ class McpConnector(Connector):
     def max_line_bytes(self, value: int) -> None:
         self._connection.max_line_bytes = value
 
+    @property  # the most read of one answer (a JSON body, or one event of a stream) from a server over HTTP
+    def max_response_bytes(self) -> int:
+        return self._connection.max_response_bytes
+
+    @max_response_bytes.setter
+    def max_response_bytes(self, value: int) -> None:
+        self._connection.max_response_bytes = value
+
     # -- configuration ---------------------------------------------------------------------------
 
     @classmethod
@@ -215,7 +227,7 @@ class McpConnector(Connector):
         if not isinstance(spec, Mapping):
             raise ConfigurationError(f"{where}: mcp must be a table such as {{ command = \"mcp-server-time\", "
                                      f"args = [\"--local-timezone\", \"UTC\"] }} or {{ url = \"http://...\" }}; "
-                                     f"got {spec!r}.")
+                                     f"got {shown(spec)}.")
         check_keys(spec, _MCP_KEYS, f"{where} mcp")
         command = get_str(spec, "command", f"{where} mcp")
         url = get_str(spec, "url", f"{where} mcp")
@@ -234,7 +246,11 @@ class McpConnector(Connector):
             # not whichever one is first on PATH (the virtualenv may not be activated).
             command = sys.executable
         policy = ConnectorPolicy.from_table(table, where)
-        return cls(
+        limit = table.get("max_response_bytes", MAX_LINE_BYTES)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ConfigurationError(f"{where}: max_response_bytes must be a positive whole number of bytes; got "
+                                     f"{shown(limit)}.")
+        connector = cls(
             name,
             command=command,
             args=get_str_list(spec, "args", f"{where} mcp"),
@@ -248,6 +264,8 @@ class McpConnector(Connector):
             timeout=get_seconds(table, "timeout", where, 60.0),
             connect_timeout=get_seconds(table, "connect_timeout", where, 30.0),
         )
+        connector.max_response_bytes = limit
+        return connector
 
     # -- the catalog -----------------------------------------------------------------------------
 
@@ -386,6 +404,7 @@ class McpConnector(Connector):
             raise ConnectorError(f"{where}: the MCP server {self.name!r} could not be started (again); the "
                                  "notebook's author can see why in the host's log. Try again later.") from None
         written = self._connection.calls_written
+        refused = self._connection.answers_refused
         try:
             # The SDK's read timeout answers REQUEST_TIMEOUT; wait_for is the backstop for a
             # transport that never delivers the timeout (e.g. a wedged in-process server).
@@ -395,14 +414,28 @@ class McpConnector(Connector):
         except TimeoutError:
             raise self._no_answer(where) from None
         except MCPError as exc:
+            if self._connection.answers_refused != refused:
+                raise self._too_large(where) from None
             if exc.code == mcp_types.REQUEST_TIMEOUT:
                 raise self._no_answer(where) from None
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 raise await self._lost(where, exc, written) from None
             raise ConnectorError(f"{where}: the MCP server answered with error {exc.code}: {exc.message}") from None
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError) as exc:
+            if self._connection.answers_refused != refused:
+                raise self._too_large(where) from None
             raise await self._lost(where, exc, written) from None
         return _plain_result(result, where, wrapped)
+
+    def _too_large(self, where: str) -> OutcomeUnknown:
+        """An answer over ``max_response_bytes`` from a server over HTTP: the server did something, and what is
+        not known (the answer was not read)."""
+        limit = self._connection.max_response_bytes
+        return OutcomeUnknown(
+            f"{where}: the MCP server's answer was over {limit:,} bytes, the most read from an MCP server over HTTP "
+            "(max_response_bytes), so it was not read: the server may have done it. Check (e.g. with a tool that "
+            "reads) before calling it again; ask for less, or raise max_response_bytes (set it on the connector, "
+            "or max_response_bytes = N in its codemode.toml table).")
 
     def _no_answer(self, where: str) -> OutcomeUnknown:
         """A call timed out: its request was sent, so the server may have done it (review 14, H5)."""
@@ -483,6 +516,8 @@ class _Connection:
         self._stderr: StderrTail | None = None
         self._retired: list[tuple[asyncio.Task[None], asyncio.Event]] = []
         self.max_line_bytes = MAX_LINE_BYTES
+        self.max_response_bytes = MAX_LINE_BYTES
+        self.answers_refused = 0  # HTTP answers over max_response_bytes (counted by _CappedTransport)
         # Written by the stdio transport: how many tools/call requests reached the server's stdin (a call
         # lost with none written since it began was not sent), and why it ended the connection itself.
         self.counts_writes = target.command is not None
@@ -523,8 +558,9 @@ class _Connection:
                     http = None
                     if target.url is not None:
                         headers = {k: expand_env(v, f"{target.label} header {k}") for k, v in target.headers.items()}
-                        http = await stack.enter_async_context(
-                            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)))
+                        http = await stack.enter_async_context(httpx2.AsyncClient(
+                            headers=headers, timeout=httpx2.Timeout(30.0, read=300.0),
+                            transport=_CappedTransport(httpx2.AsyncHTTPTransport(), self)))
                     client = Client(transport(http), read_timeout_seconds=self.connect_timeout, cache=None)
                     try:
                         await stack.enter_async_context(client)
@@ -571,7 +607,9 @@ class _Connection:
             return lambda _http: server
         if target.url is not None:
             url = expand_env(target.url, f"{target.label} url")
-            return lambda http: streamable_http_client(url, http_client=http)
+            # The SDK's own cap on an event (1 MiB by default) must not refuse what ours lets through.
+            return lambda http: streamable_http_client(url, http_client=http,
+                                                       max_sse_event_size=self.max_response_bytes + 1)
         assert target.command is not None and stderr is not None
         env = {k: expand_env(v, f"{target.label} env {k}") for k, v in (target.env or {}).items()}
         command = resolve_command(target.command) or target.command
@@ -603,6 +641,77 @@ class _Connection:
                 await asyncio.wait_for(task, 15)
             except BaseException:  # closing must reach every connection
                 log.debug("%s: closing the connection failed", self.target.label, exc_info=True)
+
+
+class _AnswerTooLarge(httpx2.StreamError):
+    """An MCP server's HTTP answer over max_response_bytes (the SDK answers the request with an error)."""
+
+
+class _CappedTransport(httpx2.AsyncBaseTransport):
+    """The MCP SDK's HTTP client reads a JSON answer whole, however long (s15o): this transport gives it
+    the body through a counter. A JSON body (any answer but an event stream) is read up to
+    ``connection.max_response_bytes``; an event stream up to that much per event (the stream itself may
+    last the session). Compressed answers are decoded here, in bounded pieces (bounded_body). Past the
+    limit the read fails with :class:`_AnswerTooLarge`, and ``connection.answers_refused`` counts it, so
+    the call that waited for it says why."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, connection: _Connection) -> None:
+        self.inner = inner
+        self.connection = connection
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self.inner.handle_async_request(request)
+        limit = self.connection.max_response_bytes
+        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() != "content-encoding"]
+        try:
+            decoder = ContentDecoder(response.headers.get("content-encoding", ""), limit)
+        except BadCoding:
+            decoder = ContentDecoder("", limit)  # read as it came; the SDK fails to parse it
+        events = response.headers.get("content-type", "").lower().startswith("text/event-stream")
+        stream = _CappedStream(response.stream, decoder, limit, events, self.connection)
+        return httpx2.Response(response.status_code, headers=headers, stream=stream, extensions=response.extensions)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class _CappedStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: Any, decoder: ContentDecoder, limit: int, events: bool, connection: _Connection) -> None:
+        self.inner, self.decoder, self.limit, self.events, self.connection = inner, decoder, limit, events, connection
+        self.size = 0  # bytes of the body (or, in an event stream, since the last event's end)
+        self.tail = b""
+
+    def _count(self, piece: bytes) -> None:
+        if self.events:
+            seen = self.tail + piece
+            end = max((i + len(b) for b in (b"\n\n", b"\r\r", b"\r\n\r\n") if (i := seen.rfind(b)) >= 0), default=-1)
+            self.size = len(seen) - end if end >= 0 else self.size + len(piece)
+            self.tail = seen[-3:]
+        else:
+            self.size += len(piece)
+        if self.size > self.limit:
+            self._refuse()
+
+    def _refuse(self) -> None:
+        self.connection.answers_refused += 1
+        raise _AnswerTooLarge(f"the MCP server's answer was over {self.limit:,} bytes (max_response_bytes)")
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for raw in self.inner:
+                for piece in self.decoder.decode(raw):
+                    self._count(piece)
+                    yield piece
+            for piece in self.decoder.flush():
+                self._count(piece)
+                yield piece
+        except OverLimit:
+            self._refuse()
+        except BadCoding as exc:
+            raise httpx2.DecodingError(str(exc)) from None
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 @contextlib.asynccontextmanager

@@ -13,16 +13,18 @@ import codecs
 import difflib
 import fnmatch
 import json
+import re
 from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 import httpx
 
 from codemode_kernel import codec
 from codemode_kernel.connectors.base import Connector, ExecutionContext, RevertFn, Tool
+from codemode_kernel.connectors.bounded_body import BadCoding, ContentDecoder, OverLimit
 from codemode_kernel.connectors.http_auth import HttpAuth
 from codemode_kernel.connectors.openapi_document import OpenApiDocument, Operation, parse_text
 from codemode_kernel.connectors.policy import (
@@ -35,6 +37,7 @@ from codemode_kernel.connectors.policy import (
     get_str_list,
     get_str_map,
     jsonable,
+    shown,
     table_name,
 )
 from codemode_kernel.connectors.secrets import config_secrets, listed, redacting, redactor
@@ -48,12 +51,17 @@ _EXCERPT_CHARS = 300
 #: character). A larger body is refused unread, before it fills the host's memory.
 MAX_RESPONSE_BYTES = 8 * codec.MAX_VALUE_CHARS
 _ERROR_BODY_BYTES = 64 * 1024  # of an error answer, enough for its excerpt
+#: The headers an answer whose body was not kept still reports (what was made, and where), each cut at
+#: _HEADER_CHARS characters.
+_KEPT_HEADERS = ("location", "content-location", "content-type", "content-length", "etag", "last-modified", "link",
+                 "x-request-id", "request-id")
+_HEADER_CHARS = 1000
 MAX_DOCUMENT_BYTES = 64 * 2**20  # of a remote OpenAPI document (GitHub's REST description is 13 MB)
 # Text encodings whose decoder is slow on long input (punycode is quadratic: 3 s for 200 kB) or refuses
 # errors='replace' (idna): an answer naming one is read as UTF-8.
 _SLOW_CHARSETS = frozenset({"punycode", "idna"})
 _CONFIG_KEYS = ("openapi", "base_url", "auth", "headers", "requires_approval", "no_approval", "reverts", "timeout",
-                "idempotency_header", "include", "exclude", "hint", "instructions")
+                "idempotency_header", "include", "exclude", "hint", "instructions", "max_response_bytes")
 
 
 class OpenApiConnector(Connector):
@@ -76,8 +84,11 @@ class OpenApiConnector(Connector):
     other → bytes, empty → None); a non-2xx status raises ``ConnectorError`` with the
     status and a short excerpt of the body; ``timeout`` (seconds, default 30) bounds each
     request, from connecting to the last byte of the answer. An answer's body is read up to
-    ``max_response_bytes`` (:data:`MAX_RESPONSE_BYTES`, 8,000,000; set the attribute on the
-    connector to change it); a longer one is refused with an error naming the limit. A request
+    ``max_response_bytes`` (:data:`MAX_RESPONSE_BYTES`, 8,000,000; the argument, the attribute or
+    the configuration key changes it), decoded (gzip, deflate) in bounded pieces. A longer answer to
+    GET or HEAD is refused with an error naming the limit; to any other method (the service did
+    it) the call's value is ``{"status", "headers", "body": None, "body_bytes_at_least", "note"}``,
+    so the call is recorded as done and can be rolled back. A request
     that was sent and got no answer (a timeout after sending, a connection lost) raises
     :class:`~codemode_kernel.errors.OutcomeUnknown` for every method but GET and HEAD: the
     service may have done it. A ``client`` (``httpx.AsyncClient``) or a ``transport`` (e.g.
@@ -109,6 +120,7 @@ class OpenApiConnector(Connector):
         reverts = { createPet = { method = "deletePet", args = { petId = "$result.id" } } }
         idempotency_header = true                    # or "X-Idempotency-Key"
         timeout = 30
+        max_response_bytes = 8_000_000               # the most of an answer read
         include = ["tag:pets", "health"]            # default: every operation
         exclude = ["deletePet"]
         hint = "The pet store."
@@ -135,6 +147,7 @@ class OpenApiConnector(Connector):
         client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         base_dir: str | Path | None = None,
+        max_response_bytes: int | None = None,
     ) -> None:
         where = f"OpenApiConnector {name!r}"
         if client is not None and transport is not None:
@@ -147,6 +160,11 @@ class OpenApiConnector(Connector):
         self.auth = HttpAuth.from_table(auth, where) if isinstance(auth, Mapping) else auth
         self.headers = dict(headers or {})
         self.timeout = float(timeout)
+        if max_response_bytes is not None:
+            limit = max_response_bytes
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+                raise ConfigurationError(f"{where}: max_response_bytes must be a positive whole number of bytes.")
+            self.max_response_bytes = max_response_bytes
         self.include = tuple(include)
         self.exclude = tuple(exclude)
         self.idempotency_header = ("Idempotency-Key" if idempotency_header is True
@@ -183,7 +201,7 @@ class OpenApiConnector(Connector):
         source = table.get("openapi")
         if not isinstance(source, str) or not source:
             raise ConfigurationError(f"{where}: openapi must be a path (relative to this file) or an http(s) URL "
-                                     f"of an OpenAPI document; got {source!r}.")
+                                     f"of an OpenAPI document; got {shown(source)}.")
         if not _is_url(source) and not (base_dir / source).is_file():
             raise ConfigurationError(f"{where}: openapi = {source!r}: no such file ({(base_dir / source)}).")
         policy = ConnectorPolicy.from_table(table, where)
@@ -192,7 +210,7 @@ class OpenApiConnector(Connector):
             raise ConfigurationError(f"{where}: idempotency_header must be true, false or a header name.")
         base_url = get_str(table, "base_url", where)
         if base_url is not None and not _is_url(base_url):
-            raise ConfigurationError(f"{where}: base_url must be an http(s) URL; got {base_url!r}.")
+            raise ConfigurationError(f"{where}: base_url must be an http(s) URL; got {shown(base_url)}.")
         return cls(
             name,
             source if _is_url(source) else base_dir / source,
@@ -206,6 +224,7 @@ class OpenApiConnector(Connector):
             include=get_str_list(table, "include", where),
             exclude=get_str_list(table, "exclude", where),
             base_dir=base_dir,
+            max_response_bytes=table.get("max_response_bytes"),
         )
 
     # -- the catalog -----------------------------------------------------------------------------
@@ -408,7 +427,7 @@ class OpenApiConnector(Connector):
         """Send one operation with ``args`` (the method's input object) and decode the response."""
         where = f"{self.name}.{op.name}"
         base = self._resolved_base or self.base_url or ""
-        path = op.path
+        path = _literal_path(op.path)
         query: list[tuple[str, str | int | float | bool | None]] = []
         headers: dict[str, str] = {}
         cookies: dict[str, str] = {}
@@ -469,12 +488,17 @@ class OpenApiConnector(Connector):
             # connect, each read), so a service sending a byte a second would hold the call for ever.
             async with asyncio.timeout(self.timeout):
                 async with self._http().stream(
-                        op.http_method, base + path, params=query or None, headers=headers, content=content,
+                        op.http_method, _url(base, path), params=query or None, headers=headers, content=content,
                         data=data, files=files, json=json_body, timeout=self.timeout,
                         extensions={"trace": sending.trace}) as response:
                     ok = 200 <= response.status_code < 300
-                    body = await _read_body(response, self.max_response_bytes if ok else _ERROR_BODY_BYTES,
-                                            refuse=ok, where=f"{where}: {op.http_method} {op.path}")
+                    try:
+                        body = await _read_body(response, self.max_response_bytes if ok else _ERROR_BODY_BYTES,
+                                                refuse=ok, where=f"{where}: {op.http_method} {op.path}")
+                    except _TooLarge as exc:
+                        if op.http_method in _SAFE_METHODS:
+                            raise  # nothing was done: an error, and the program may ask for less
+                        return self._not_kept(op, response, exc)
         except TimeoutError:
             raise self._no_answer(where, op, sent=sending.sent(None)) from None
         except httpx.TimeoutException as exc:
@@ -495,6 +519,24 @@ class OpenApiConnector(Connector):
             raise ConnectorError(f"{where}: {op.http_method} {op.path} returned HTTP {response.status_code} "
                                  f"{response.reason_phrase}: {_excerpt_of(response.headers, body)}")
         return _decode(response.status_code, response.headers, body)
+
+    def _not_kept(self, op: Operation, response: httpx.Response, exc: _TooLarge) -> dict[str, Any]:
+        """The value of a request that was done (not GET/HEAD, HTTP 2xx) whose answer was over
+        ``max_response_bytes``: the status, the headers that say what was made, and a note. A value, not an
+        error, so the call is journaled ``applied``: a replay gives the same, and rollback reverts it (an
+        error left it recorded as a call that did nothing)."""
+        headers = {k: v[:_HEADER_CHARS] for k in _KEPT_HEADERS if (v := response.headers.get(k)) is not None}
+        return {
+            "status": response.status_code,
+            "headers": headers,
+            "body": None,
+            "body_bytes_at_least": exc.at_least,
+            "note": (f"{op.http_method} {op.path} was done (HTTP {response.status_code}); its answer's body was "
+                     f"{exc.size}, more than the connector's max_response_bytes ({self.max_response_bytes:,}), so "
+                     "it was not read or kept. Do not send it again: read what it made with a narrower request "
+                     f"(a filter, a page, fewer fields), or raise max_response_bytes (e.g. max_response_bytes = "
+                     f"{_raised(exc.at_least)} in the connector's codemode.toml table)."),
+        }
 
     def _no_answer(self, where: str, op: Operation, *, sent: bool) -> ConnectorError:
         """The timeout error: a request that was sent may have been done (review 14, H5)."""
@@ -646,21 +688,50 @@ class _Sending:
         return not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout))
 
 
+class _TooLarge(ConnectorError):
+    """An answer's body past the limit, refused unread; ``size`` says how large (``"9,000,000 bytes"``,
+    ``"over 8,000,000 bytes"``) and ``at_least`` in bytes."""
+
+    def __init__(self, where: str, size: str, at_least: int, limit: int) -> None:
+        super().__init__(_too_large(where, size, limit))
+        self.size = size
+        self.at_least = at_least
+
+
 async def _read_body(response: httpx.Response, limit: int, *, refuse: bool, where: str) -> bytes:
-    """The body, read up to ``limit`` bytes: past it, refused (``refuse``) or cut there."""
+    """The body, read up to ``limit`` bytes: past it, refused (``refuse``: :class:`_TooLarge`) or cut there.
+
+    Read raw and decoded here in bounded pieces (:mod:`~codemode_kernel.connectors.bounded_body`): httpx
+    decodes a gzip chunk whole, and a 64 KB chunk of a gzip bomb was ~66 MB before this limit applied."""
     declared = response.headers.get("content-length", "")
     if refuse and declared.isdigit() and int(declared) > limit:
-        raise ConnectorError(_too_large(where, f"{int(declared):,} bytes", limit))
+        raise _TooLarge(where, f"{int(declared):,} bytes", int(declared), limit)
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > limit:
-            if refuse:
-                raise ConnectorError(_too_large(where, f"over {limit:,} bytes", limit))
-            chunks.append(chunk[:limit - size + len(chunk)])
-            break
-        chunks.append(chunk)
+
+    def take(piece: bytes) -> bool:
+        """Keep ``piece`` (cut at the limit); False once the limit is passed."""
+        nonlocal size
+        size += len(piece)
+        chunks.append(piece if size <= limit else piece[:limit - size + len(piece)])
+        return size <= limit
+
+    try:
+        decoder = ContentDecoder(response.headers.get("content-encoding", ""), limit)
+        async for raw in response.aiter_raw():
+            if not all(take(piece) for piece in decoder.decode(raw)):
+                break
+        else:
+            all(take(piece) for piece in decoder.flush())
+    except httpx.StreamConsumed:  # an injected transport's answer, made whole in memory (and decoded) already
+        content = response.content
+        all(take(content[i:i + 2**16]) for i in range(0, len(content), 2**16))
+    except OverLimit:
+        size = limit + 1
+    except BadCoding as exc:
+        raise httpx.DecodingError(str(exc), request=response.request) from None
+    if size > limit and refuse:
+        raise _TooLarge(where, f"over {limit:,} bytes", limit + 1, limit)
     return b"".join(chunks)
 
 
@@ -668,6 +739,37 @@ def _too_large(where: str, size: str, limit: int) -> str:
     return (f"{where} answered with a body of {size}; an answer is read up to {limit:,} bytes (the connector's "
             "max_response_bytes), so it was not read. The request itself was done: ask for less (a filter, a "
             "page, fewer fields) rather than sending it again as it is.")
+
+
+def _raised(at_least: int) -> str:
+    """A round limit above ``at_least`` bytes, written as a TOML integer (``16_000_000``)."""
+    step = 10 ** max(len(str(at_least)) - 1, 6)
+    return f"{(at_least // step + 1) * step:_}"
+
+
+def _url(base: str, path: str) -> str:
+    """``base`` and the operation's ``path`` as one URL: a query in ``base`` goes after the path (it was read
+    as the path's end), and a fragment, which is never sent, is dropped (s15o)."""
+    parts = urlsplit(base)
+    if not parts.query and not parts.fragment:
+        return base + path
+    head = urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+    return head + path + (f"?{parts.query}" if parts.query else "")
+
+
+_PLACEHOLDER = re.compile(r"(\{[^{}]*\})")
+_BARE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def _literal_path(template: str) -> str:
+    """An operation's path template with its literal text percent-encoded where a path cannot hold it
+    as it is (s15o): a ``?`` or ``#`` in a path key (which OpenAPI does not allow) began the query or the
+    fragment, and the parameters after it went there (``/files#{id}`` sent ``/files``); a space, a
+    backslash, a ``%`` not followed by two hex digits, text outside ASCII. ``{name}`` placeholders stay."""
+    parts = _PLACEHOLDER.split(template)
+    for i in range(0, len(parts), 2):  # the literal text between placeholders
+        parts[i] = _BARE_PERCENT.sub("%25", quote(parts[i], safe="/!$&'()*+,;=:@%"))
+    return "".join(parts)
 
 
 def _header_problem(value: str) -> str | None:

@@ -61,21 +61,21 @@ def check_keys(table: Mapping[str, Any], allowed: Collection[str], where: str) -
 def get_str(table: Mapping[str, Any], key: str, where: str, default: str | None = None) -> str | None:
     value = table.get(key, default)
     if value is not None and not isinstance(value, str):
-        raise ConfigurationError(f"{where}: {key} must be a string; got {value!r}.")
+        raise ConfigurationError(f"{where}: {key} must be a string; got {_kind(value)}.")
     return value
 
 
 def get_bool(table: Mapping[str, Any], key: str, where: str, default: bool) -> bool:
     value = table.get(key, default)
     if not isinstance(value, bool):
-        raise ConfigurationError(f"{where}: {key} must be true or false; got {value!r}.")
+        raise ConfigurationError(f"{where}: {key} must be true or false; got {shown(value)}.")
     return value
 
 
 def get_seconds(table: Mapping[str, Any], key: str, where: str, default: float) -> float:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ConfigurationError(f"{where}: {key} must be a positive number of seconds; got {value!r}.")
+        raise ConfigurationError(f"{where}: {key} must be a positive number of seconds; got {shown(value)}.")
     return float(value)
 
 
@@ -104,6 +104,37 @@ def get_str_map(table: Mapping[str, Any], key: str, where: str) -> dict[str, str
             raise ConfigurationError(f"{where}: {key} must be a table of strings (e.g. {{ NAME = \"value\" }}); "
                                      f"{shown} is {_kind(item)}.")
     return dict(value)
+
+
+def shown(value: Any) -> str:
+    """A configuration value as an error message may show it: a value may hold a credential (a token in a
+    URL's query, a header, an env entry, a string pasted under the wrong key), so only numbers and booleans
+    are shown as they are, a URL with its password and credential-named query values masked, anything else
+    by its kind and size (s15o; as journal_files.shown_store masks a store URL)."""
+    if isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        if not value:
+            return "an empty string"
+        if "://" in value:
+            return f"a URL beginning {url_head(value)!r}"
+        return f"a string of {len(value)} characters"
+    if isinstance(value, (list, tuple)):
+        kinds = sorted({_kind(v) for v in value})
+        return f"a list of {len(value)} ({', '.join(kinds)})" if value else "an empty list"
+    if isinstance(value, Mapping):
+        keys = ", ".join(repr(k)[:40] for k in list(value)[:8] if isinstance(k, str))
+        return f"a table with the keys {keys}" if keys else "an empty table"
+    return _kind(value)
+
+
+def url_head(url: str) -> str:
+    """A URL's scheme and host (``https://api.example.com/…``): its user part, path and query may hold a
+    credential (a password, a webhook's token in its path, a signed query)."""
+    scheme, _, rest = url.partition("://")
+    host = re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[2]
+    tail = "/…" if len(rest) > len(host) or "@" in rest else ""
+    return f"{scheme[:20]}://{host[:100]}{tail}"
 
 
 def _kind(value: Any) -> str:
@@ -166,7 +197,7 @@ class ApprovalRule:
             always = list(raw)
         else:
             raise ConfigurationError(f"{where}: requires_approval must be true, false or a list of method names "
-                                     f"or patterns (e.g. [\"create_*\", \"git_commit\"]); got {raw!r}.")
+                                     f"or patterns (e.g. [\"create_*\", \"git_commit\"]); got {shown(raw)}.")
         never = get_str_list(table, "no_approval", where)
         both = set(always) & set(never)
         if both:
@@ -242,11 +273,11 @@ def parse_reverts(table: Mapping[str, Any], where: str) -> dict[str, RevertMappi
             spec = {"method": spec}
         if not isinstance(spec, Mapping) or not isinstance(spec.get("method"), str):
             raise ConfigurationError(f"{where}: reverts.{name} must be a method name or a table with a `method` "
-                                     f"key (and optional `args`); got {spec!r}.")
+                                     f"key (and optional `args`); got {shown(spec)}.")
         check_keys(spec, ("method", "args"), f"{where} reverts.{name}")
         args = spec.get("args", {})
         if not isinstance(args, Mapping):
-            raise ConfigurationError(f"{where}: reverts.{name}.args must be a table; got {args!r}.")
+            raise ConfigurationError(f"{where}: reverts.{name}.args must be a table; got {shown(args)}.")
         for key, value in args.items():
             _check_template(value, f"{where} reverts.{name}.args.{key}")
         out[str(name)] = RevertMapping(spec["method"], dict(args))
