@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
+from codemode_kernel.bytes_text import shown
 from codemode_kernel.kernel.markup import Html, bundle, element, join, preformatted
 from codemode_kernel.terminal import inert_output, terminal_json, terminal_text
 
@@ -340,7 +341,8 @@ def pending_summary(execution_id: str, pending: Sequence[Mapping[str, Any]]) -> 
     summary then says so and names ``%pending``, which shows it whole."""
     lines = [f"Paused: execution {execution_id} waits for approval of {len(pending)} action(s):"]
     for p in pending:
-        call = terminal_text(call_text(str(p.get("connector")), str(p.get("method")), p.get("args"), width=None),
+        args = shown(p.get("args"), tagged=True)  # bytes as b'...' (N bytes), not base64
+        call = terminal_text(call_text(str(p.get("connector")), str(p.get("method")), args, width=None),
                              multiline=False)
         if len(call) > SUMMARY_CALL_CHARS:
             call = (call[:SUMMARY_CALL_CHARS] + f"… (cut: {len(call):,} characters; %pending {execution_id} "

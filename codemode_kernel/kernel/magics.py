@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from codemode_kernel.bytes_text import json_with_bytes
 from codemode_kernel.commands import Command, door_text, find_magic, magic_groups
 from codemode_kernel.errors import CodemodeError, UsageError
 from codemode_kernel.journal_files import shown_store
@@ -344,8 +345,8 @@ async def _journal(m: Magics, v: dict[str, Any], sink: Sink) -> None:
 
 async def _pending(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     actions = await m.session.runtime.pending(v["execution"])
-    rows = [[a.execution_id, a.seq, f"{a.connector}.{a.method}", json_text(a.args, indent=None, reveal=True)]
-            for a in actions]
+    rows = [[a.execution_id, a.seq, f"{a.connector}.{a.method}",
+             json_with_bytes(a.args, lambda v: json_text(v, indent=None, reveal=True))] for a in actions]
     # Whole in text/plain too: the approval summary sends a console here to read a call it cut.
     bundle = table_bundle(["execution", "seq", "call", "args"], rows, empty="Nothing is waiting for approval.",
                           width=None)

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, get_args
 
+from codemode_kernel.bytes_text import json_with_bytes
 from codemode_kernel.errors import PanelRequestError
 from codemode_kernel.models import (
     STEP_CONNECTOR,
@@ -207,7 +208,8 @@ def value_text(encoded: Any) -> str:
         json.dumps(encoded, allow_nan=False)  # strict JSON, or the repr below
     except (TypeError, ValueError):
         return terminal_text(repr(encoded))
-    return terminal_json(encoded, indent=2)
+    # Bytes as b'...' (N bytes), not the codec's base64 tag (bytes_text).
+    return json_with_bytes(encoded, lambda v: terminal_json(v, indent=2), tagged=True)
 
 
 def abbreviate(encoded: Any, limit: int = PREVIEW_CHARS) -> dict[str, Any]:

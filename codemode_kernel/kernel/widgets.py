@@ -33,6 +33,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from codemode_kernel.bytes_text import json_with_bytes
 from codemode_kernel.kernel.display import Bundle, json_text
 from codemode_kernel.kernel.markup import Html, block, element, join, preformatted
 
@@ -185,7 +186,9 @@ class ExecutionCard:
             reject = button("Reject", "danger", "times", "Do not run it; the execution ends as rejected")
             approve.on_click(lambda b, s=seq: self._approve(b, s if isinstance(s, int) else None))
             reject.on_click(lambda b, s=seq: self._reject(b, s if isinstance(s, int) else None))
-            args = _html(preformatted(json_text(p.get("args"), reveal=True), style=_ARGS_STYLE))
+            # Bytes as b'...' with their length, not the codec's base64 tag (bytes_text).
+            shown = json_with_bytes(p.get("args"), lambda v: json_text(v, reveal=True), tagged=True)
+            args = _html(preformatted(shown, style=_ARGS_STYLE))
             rows.append(w.VBox([w.HBox([title, approve, reject]), args]))
         several = len(pending) > 1
         if several:  # shown again: disabled first, like the rows
