@@ -32,6 +32,7 @@ from typing import Any
 
 from codemode_kernel.commands import door_text
 from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError
+from codemode_kernel.kernel.connector_traces import ConnectorTraces
 from codemode_kernel.kernel.display import (
     error_parts,
     error_traceback,
@@ -74,6 +75,11 @@ class Actions:
         self.variables = variables
         self.records: dict[str, CellRecord] = {}
         self._busy: set[str] = set()
+        #: Where the author's python connectors raised, shown under the cell's error (review 15x M7).
+        self.traces = ConnectorTraces(
+            lambda: (home.folder, home.config.base_dir),
+            lambda: [name for name, kind in home.config.kinds.items() if kind == "python"])
+        self.traces.start()
 
     def remember(self, eid: str, record: CellRecord) -> None:
         self.records[eid] = record
@@ -100,6 +106,8 @@ class Actions:
                 card_home.display(card.bundle(pending_summary(eid, record.pending)))
             return CellOutcome(execution_id=eid)
         record.pending = []
+        if status != "error":
+            self.traces.take(eid)  # the program caught it: its message was its answer
         if status == "completed":
             missed = self.variables.carry(out, record.given, record.code)
             if missed:  # assigned but not carried: said on the cell that assigned them (review 14x H5)
@@ -119,6 +127,9 @@ class Actions:
             evalue += f" Note: the configuration could not be read, so none of its connectors exist: {unread}."
         tb = error_traceback(ename, evalue, code=record.code, line=line, count=record.count,
                              frames=str(out.get("traceback") or ""))
+        where = self.traces.shown_for(eid, ename, evalue)
+        if where:  # for the author of the connector, never for the program (or the journal)
+            sink.stream(where, "stderr")
         sink.error(ename, evalue, tb)
         calls, revertable = await self._calls(eid, record.code)
         self._finish(eid, record, "error", calls=calls if revertable else 0, revertible=revertable,

@@ -47,6 +47,10 @@ class NotebookSession(NotebookRuntime):
         #: An execution -> the later run of the same cell that replaced it (its output, its card).
         self.replaced_by: dict[str, str] = {}
 
+    async def aclose(self) -> None:
+        self.actions.traces.close()  # no longer told of connector errors (connector_errors.listen)
+        await super().aclose()
+
     @property
     def records(self) -> dict[str, CellRecord]:
         """What this kernel showed of each execution (code, output, card)."""

@@ -10,12 +10,9 @@ failed (``kernel_notes.py``, line N, in ``fail``).
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a python connector's exception shows no file or line to its author")
 def test_the_author_sees_where_the_connector_failed(shared_kernel: Kernel) -> None:
     run = shared_kernel.execute('notes.fail(message="r15x broken")')
     assert run.error is not None and "r15x broken" in run.error["evalue"]
