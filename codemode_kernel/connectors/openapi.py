@@ -12,6 +12,7 @@ import asyncio
 import codecs
 import difflib
 import fnmatch
+import hashlib
 import json
 import re
 from collections.abc import Collection, Mapping, Sequence
@@ -189,7 +190,21 @@ class OpenApiConnector(Connector):
         chosen = {f"header {k}": v for k, v in self.headers.items()}
         if self.auth is not None:
             chosen.update(self.auth.identity())
-        return f"openapi {base}" + secret_part("as", chosen)
+        return f"openapi {base}" + secret_part("as", chosen) + self._routes_digest()
+
+    def _routes_digest(self) -> str:
+        """What each method sends where, as the document says now (HTTP method, path template, where each
+        argument goes, the body's media type): a document changed since an execution paused makes its
+        approval (or a rollback) refused rather than sent somewhere else (review 15, H6). Empty before the
+        document is read."""
+        if not self._operations:
+            return ""
+        routes = sorted(
+            (name, op.http_method, op.path, [(p.key, p.name, p.location, p.style, p.explode, p.json_content)
+                                             for p in op.parameters],
+             op.body.content_type if op.body is not None else None)
+            for name, op in self._operations.items())
+        return " routes#" + hashlib.sha256(json.dumps(routes).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
     # -- configuration ---------------------------------------------------------------------------
 

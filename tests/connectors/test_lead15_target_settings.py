@@ -3,6 +3,7 @@ that pick the backend do; a credential's value, which rotates while the backend 
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 import pytest
@@ -56,7 +57,24 @@ def test_no_credential_is_stored_in_a_target_nor_its_fingerprint(monkeypatch: py
     assert "lead15-value-9f3" not in (c.target or "") and "lead15-value-9f3" not in fingerprint(c)
 
 
-def test_a_plain_configuration_keeps_the_target_it_had() -> None:
+def test_a_plain_mcp_configuration_keeps_the_target_it_had() -> None:
     """Executions recorded before these settings counted stay approvable: nothing is added when there is none."""
     assert McpConnector("memo", url="https://mcp.example.org/mcp").target == "mcp https://mcp.example.org/mcp"
-    assert OpenApiConnector("svc", DOC, base_url="https://api.example.org").target == "openapi https://api.example.org"
+
+
+def test_an_openapi_target_names_its_routes_once_the_document_is_read() -> None:
+    """Where each method sends what (review 15 H6): a changed path is another target, a changed summary is not."""
+    def target(path: str, summary: str) -> str | None:
+        doc = {"openapi": "3.0.0", "info": {"title": "t", "version": "1"},
+               "paths": {path: {"delete": {"operationId": "drop", "summary": summary,
+                                           "parameters": [{"name": "id", "in": "path", "required": True,
+                                                           "schema": {"type": "string"}}],
+                                           "responses": {"200": {"description": "ok"}}}}}}
+        c = OpenApiConnector("svc", doc, base_url="https://api.example.org")
+        asyncio.run(c.tools())
+        return c.target
+
+    first = target("/pets/{id}", "Delete a pet.")
+    assert first is not None and " routes#" in first
+    assert target("/pets/{id}", "Remove a pet.") == first
+    assert target("/stores/{id}", "Delete a pet.") != first

@@ -72,7 +72,6 @@ def service() -> Iterator[tuple[str, dict[str, Any], list[tuple[str, str]]]]:
         server.server_close()
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: an approval sends what a re-fetched document says now")
 async def test_an_operation_that_changed_meaning_is_not_approved(
         make_runtime: RuntimeFactory, service: tuple[str, dict[str, Any], list[tuple[str, str]]]) -> None:
     base, state, seen = service
