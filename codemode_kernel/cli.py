@@ -317,12 +317,7 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
         # decided it while the person read the prompt, and a late answer must not decide a later call.
         if answer.strip().lower() not in ("y", "yes"):
             if await rt.reject(eid, pending["seq"]):
-                if console.as_json:
-                    state = await rt.execution(eid)
-                    console.data({"execution_id": eid, "status": state.status if state else "rejected",
-                                  "rejected": True, "seq": pending["seq"]})
-                else:
-                    console.text("rejected")
+                await _say_rejected(rt, console, eid, pending["seq"])
                 return 1
             if not console.as_json:
                 console.text(f"not rejected: call #{pending['seq']} {call} was decided elsewhere meanwhile")
@@ -609,11 +604,38 @@ async def _reject(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask:
         waiting = await rt.pending(eid)
         seq = waiting[0].seq if waiting else None
     ok = seq is not None and await rt.reject(eid, seq)
-    if console.as_json:  # one document a script can read (review 14x M1)
-        console.data({"execution_id": eid, "rejected": ok, "seq": seq})
+    if ok:
+        await _say_rejected(rt, console, eid, seq)
+    elif console.as_json:  # one document a script can read (review 14x M1)
+        console.data({"execution_id": eid, "rejected": False, "seq": seq})
     else:
-        console.text("rejected" if ok else "not rejected: the execution is not paused at that call")
+        console.text("not rejected: the execution is not paused at that call")
     return 0 if ok else 1
+
+
+async def _say_rejected(rt: CodemodeRuntime, console: Console, eid: str, seq: int | None) -> None:
+    """A rejection, and the calls that ran before it and stay applied (a rejection undoes nothing), with
+    what a rollback would revert of them (review 15x L12). ``--json``: ``{"execution_id", "status",
+    "rejected": true, "seq", "applied": [seq, ...]}``."""
+    state = await rt.execution(eid)
+    applied = [e for e in (state.log if state is not None else [])
+               if e.state == "applied" and e.connector != STEP_CONNECTOR]
+    if console.as_json:
+        console.data({"execution_id": eid, "status": state.status if state else "rejected", "rejected": True,
+                      "seq": seq, "applied": [e.seq for e in applied]})
+        return
+    console.text(f"rejected: call #{seq} was not run, and the execution ended.")
+    if not applied or state is None:
+        return
+    calls = ", ".join(f"#{e.seq} " + terminal_text(f"{e.connector}.{e.method}", multiline=False) for e in applied)
+    revertible = revertible_calls(state, await rt.catalog())
+    if revertible:
+        rollback = console.place.command(f"rollback {eid}") if console.place else f"codemode rollback {eid}"
+        undo = (f"`{terminal_text(rollback)}` reverts " + ", ".join(f"#{e.seq}" for e in reversed(revertible))
+                + ("" if len(revertible) == len(applied) else " (the others have no revert)") + ".")
+    else:
+        undo = "None of them has a revert: undo them by hand if you need to."
+    console.text(f"  Call(s) {calls} ran before it and stay applied (a rejection undoes nothing). {undo}")
 
 
 async def _rollback(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:

@@ -31,7 +31,6 @@ def items():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a rejection does not say that earlier actions stay applied")
 def test_a_rejection_names_the_actions_that_stay_applied(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "review15x_reject_items.py").write_text(MODULE)
     (tmp_path / "codemode.toml").write_text('[connectors.items]\npython = "review15x_reject_items:items"\n'

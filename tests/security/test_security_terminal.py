@@ -109,10 +109,11 @@ def test_run_shows_an_error_escaped_and_attributed(project: Path) -> None:
 def test_every_other_view_is_escaped(project: Path) -> None:
     """show, executions, pending, approve prompts, search, describe, snippets and errors: all inert."""
     assert codemode(project, "run", "--approve", "no", str(project / "prog.py")).returncode == 0
-    views = [codemode(project, "show", "last"), codemode(project, "executions"), codemode(project, "pending"),
+    views = [codemode(project, "show", "last"), codemode(project, "executions"), codemode(project, "--json", "pending"),
              codemode(project, "search", "echo", "text"), codemode(project, "describe", "bank"),
              codemode(project, "describe", "bank.shout"), codemode(project, "--json", "show", "last"),
-             codemode(project, "show", "\x1b[2Jnope"), codemode(project, "approve", "last")]
+             codemode(project, "show", "\x1b[2Jnope"), codemode(project, "approve", "last"),
+             codemode(project, "pending")]
     for view in views:
         assert_inert(view.stdout, view.stderr)
     shown = views[0].stdout
