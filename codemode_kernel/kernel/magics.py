@@ -55,6 +55,19 @@ class Cell:
 _EXIT = re.compile(r"^(?:exit|quit)(?:\(\s*(keep_kernel\s*=\s*True)?\s*\))?$")
 
 
+#: IPython magics a Code Mode cell does not have, with what does their work here (review 15x L2).
+IPYTHON_HABITS = {
+    "who": "%vars lists the names carried from cell to cell.",
+    "whos": "%vars lists the names carried from cell to cell, with their types and values.",
+    "who_ls": "%vars lists the names carried from cell to cell.",
+    "pip": "Code Mode cells cannot install packages: connectors run in the kernel's environment (install "
+           "there from a terminal, then %reload).",
+    "conda": "Code Mode cells cannot install packages: connectors run in the kernel's environment (install "
+             "there from a terminal, then %reload).",
+    "history": "%executions lists this notebook's cells as executions; %journal ID shows one.",
+}
+
+
 def classify(source: str) -> Cell:
     """Tell Code Mode Python from magics, ``%%host`` cells, ``name?`` help and ``exit``/``quit``.
 
@@ -80,7 +93,7 @@ def classify(source: str) -> Cell:
             return Cell("help", target)
     magic = [ln for ln in lines if ln.startswith("%")]
     if not magic:
-        return Cell("code", source)
+        return _habit(source, lines) or Cell("code", source)
     if len(magic) == len(lines):
         return Cell("magics", lines=tuple(magic))
     try:
@@ -89,6 +102,33 @@ def classify(source: str) -> Cell:
         return Cell("invalid", f"{magic[0].split()[0]} is a magic: put magics in a cell of their own, without "
                                "Code Mode Python (%help lists them).")
     return Cell("code", source)
+
+
+#: What a Code Mode cell says to IPython's shell escape (``!ls``, ``x = !ls``), review 15x L2.
+SHELL_HINT = ("Shell commands ({line}) do not run in Code Mode cells: the sandbox starts no processes. Run them "
+              "in a %%host cell (trusted Python in the kernel, e.g. subprocess.run([...])) or in a terminal.")
+
+
+def _habit(source: str, lines: list[str]) -> Cell | None:
+    """A cell that is not Python because of an IPython habit (``!ls``, ``x?`` among other lines): what
+    to do instead. None when the cell parses (a ``!`` inside a string) or is some other mistake."""
+    shell = next((ln for ln in lines if ln.startswith("!") or re.match(r"^[A-Za-z_][\w, ]*=\s*!", ln)), None)
+    helped = next((ln for ln in lines if (ln.endswith("?") or ln.startswith("?"))
+                   and _DOTTED.match(ln.strip("?").strip())), None)
+    if shell is None and helped is None:
+        return None
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        pass
+    else:
+        return None
+    if shell is not None:
+        return Cell("invalid", SHELL_HINT.format(line=shell if len(shell) <= 60 else shell[:59] + "…"))
+    assert helped is not None
+    target = helped.strip("?").strip()
+    return Cell("invalid", f"{helped} asks for help only alone in a cell: run {target}? in a cell of its own "
+                           f"(or %describe {target} for a connector).")
 
 
 def looked_at(source: str, connectors: Sequence[str]) -> str | None:
@@ -146,6 +186,7 @@ def parse_magic(line: str) -> tuple[Command, dict[str, Any]]:
     if magic is None:
         close = [m for m in MAGICS if m.startswith(name[:2])] if name else []
         hint = f" Did you mean {', '.join('%' + m for m in close)}?" if close else ""
+        hint = f" {IPYTHON_HABITS[name]}" if name in IPYTHON_HABITS else hint
         raise UsageError(f"Unknown magic %{name}.{hint} %help lists the magics.")
     usage = magic.usage
     try:
@@ -511,8 +552,17 @@ async def _vars(m: Magics, v: dict[str, Any], sink: Sink) -> None:
         sink.stream(not_carried_text(missed) + "\n")
 
 
+#: IPython's %reset options: -f (do not ask; %reset never asks) is accepted, the others are refused by name.
+_RESET_FORCE = "-f"
+
+
 async def _reset(m: Magics, v: dict[str, Any], sink: Sink) -> None:
-    names = v["names"] or sorted(m.session.variables)
+    names = [n for n in v["names"] if n != _RESET_FORCE]
+    options = [n for n in names if n.startswith("-")]
+    if options:
+        raise UsageError(f"%reset has no option {options[0]}: %reset forgets every carried name (without asking; "
+                         "-f is accepted), %reset NAME ... forgets those names. %vars lists them.")
+    names = names or sorted(m.session.variables)
     unknown = [n for n in names if n not in m.session.variables]
     if unknown:
         raise CodemodeError(f"Not carried over: {', '.join(unknown)}. %vars lists the carried names.")

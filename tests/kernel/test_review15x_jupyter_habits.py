@@ -10,12 +10,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: '!ls' is a bare SyntaxError with no word of shell commands")
 def test_a_shell_escape_says_shell_commands_do_not_run_here(shared_kernel: Kernel) -> None:
     run = shared_kernel.execute("!ls")
     assert run.error is not None
@@ -23,7 +20,6 @@ def test_a_shell_escape_says_shell_commands_do_not_run_here(shared_kernel: Kerne
     assert "shell" in message.lower() and "%%host" in message, message
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: '%reset -f' reads -f as a carried name")
 def test_reset_dash_f_is_not_read_as_a_name(shared_kernel: Kernel) -> None:
     shared_kernel.ok("r15x_keep = 1")
     run = shared_kernel.execute("%reset -f")
