@@ -227,11 +227,18 @@ def abbreviate(encoded: Any, limit: int = PREVIEW_CHARS) -> dict[str, Any]:
 
 
 def first_line(code: str) -> str:
-    """The first non-blank line of code, for the execution list."""
+    """The first non-blank line of code, for the execution list (what reorders or hides text escaped)."""
     for line in code.splitlines():
         if line.strip():
+            line = terminal_text(line, multiline=False)
             return line.rstrip() if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1] + _ELLIPSIS
     return ""
+
+
+def _shown(text: str | None) -> str | None:
+    """A program's (or a service's) text as the panel shows it: the characters that reorder the text
+    after them or that a person cannot see, as visible escapes (review 15, M8: "Trojan Source")."""
+    return None if text is None else terminal_text(text)
 
 
 # -- runtime records → panel messages ---------------------------------------------------------
@@ -255,8 +262,8 @@ def execution_summary(state: ExecutionState, revertible: Sequence[ToolLogEntry])
         "pending": sum(1 for e in state.log if e.state == "pending"),
         "revertible": len(revertible),
         "can_rollback": bool(revertible),
-        "error": state.error,
-        "error_type": state.error_type,
+        "error": _shown(state.error),
+        "error_type": _shown(state.error_type),
         "connectors": list(state.connectors),
     }
 
@@ -267,9 +274,9 @@ def execution_detail(state: ExecutionState, revertible: Sequence[ToolLogEntry]) 
     logs = list(state.logs)
     return {
         **execution_summary(state, revertible),
-        "code": state.code,
+        "code": terminal_text(state.code),
         "result": abbreviate(data["result"]) if state.status in ("completed", "rolled_back") else None,
-        "logs": logs[-MAX_LOG_LINES:],
+        "logs": [terminal_text(line) for line in logs[-MAX_LOG_LINES:]],
         "logs_omitted": max(0, len(logs) - MAX_LOG_LINES),
         "entries": [journal_entry(e) for e in state.log],
     }
@@ -288,7 +295,7 @@ def journal_entry(entry: ToolLogEntry) -> dict[str, Any]:
         "args": abbreviate(data["args"]),
         "result": abbreviate(data["result"]) if has_result else None,
         "state": entry.state,
-        "error": entry.error,
+        "error": _shown(entry.error),
         "pass_number": entry.pass_number,
         "requires_approval": entry.requires_approval,
         "ephemeral": entry.ephemeral,

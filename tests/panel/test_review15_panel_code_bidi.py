@@ -25,7 +25,6 @@ pytestmark = pytest.mark.anyio
 CODE = "x = 'ok'  # \u202e\u2066 harmless comment \u2069\u2066\nshop.create_item(title='a')"
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: the panel shows a program's code with bidi controls live")
 async def test_the_panel_code_reorders_nothing(setup: Setup) -> None:
     paused = await setup.host.rt.execute(CODE)
     assert paused["status"] == "paused", paused
