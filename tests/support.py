@@ -1,12 +1,16 @@
-"""Test connectors: plain Python functions with call counters (exactly-once is counted)."""
+"""Test connectors (plain Python functions with call counters: exactly-once is counted), and the
+services on 127.0.0.1 that connector specs talk to (HTTP, a TCP peer that never answers, a stdio
+MCP server)."""
 
 from __future__ import annotations
 
 import contextlib
 import http.server
+import socket
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from codemode_kernel import Connector, ExecutionContext, Tool, ToolSetConnector, tool
@@ -131,6 +135,50 @@ class Ledger:
         return ToolSetConnector([add], name="ledger", requires_approval={"add"}, target=f"test ledger {id(self)}")
 
 
+#: A stdio MCP server (run it with ``sys.executable``): ``echo``, ``pid``, ``big``, ``slow``, ``crash``;
+#: each call is appended to the file named by its ``CALLS_FILE`` environment variable first.
+STDIO_MCP_SERVER = Path(__file__).with_name("stdio_mcp_server.py")
+
+
+@contextlib.contextmanager
+def http_service(respond: Callable[[http.server.BaseHTTPRequestHandler], None], *, http11: bool = False
+                 ) -> Iterator[str]:
+    """A real HTTP server on 127.0.0.1 for the length of the block, and its base URL. Every request, of
+    any method, is handed to ``respond(handler)``, which writes the whole answer; an OSError while it
+    does (the client went away: what a bounded reader does) ends that answer quietly. ``http11``:
+    HTTP/1.1 (chunked answers, kept connections)."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            with contextlib.suppress(OSError):
+                respond(self)
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _answer
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    if http11:
+        Handler.protocol_version = "HTTP/1.1"
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def send(handler: http.server.BaseHTTPRequestHandler, body: bytes, *, status: int = 200,
+         content_type: str = "application/json") -> None:
+    """Answer ``handler``'s request with ``body``, its length and ``content_type``."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 @contextlib.contextmanager
 def json_service(answer: Callable[[str, str], bytes] = lambda method, path: b'{"ok": true}'
                  ) -> Iterator[tuple[str, list[tuple[str, str]]]]:
@@ -138,25 +186,46 @@ def json_service(answer: Callable[[str, str], bytes] = lambda method, path: b'{"
     got as (method, path); each is answered 200, application/json, with ``answer(method, path)``."""
     seen: list[tuple[str, str]] = []
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def _answer(self) -> None:
-            seen.append((self.command, self.path))
-            body = answer(self.command, self.path)
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def respond(handler: http.server.BaseHTTPRequestHandler) -> None:
+        seen.append((handler.command, handler.path))
+        send(handler, answer(handler.command, handler.path))
 
-        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer
+    with http_service(respond) as base:
+        yield base, seen
 
-        def log_message(self, *args: Any) -> None:
-            pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+@contextlib.contextmanager
+def mute_tcp_service(*, hang_up: bool) -> Iterator[tuple[str, list[bytes]]]:
+    """A TCP server on 127.0.0.1 that reads each request (what one ``recv`` gets) and never answers:
+    it closes the connection at once (``hang_up``) or holds it open until the block ends. Its base
+    URL (``http://``) and the requests it read."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    received: list[bytes] = []
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            conn.settimeout(2)
+            with contextlib.suppress(OSError):
+                received.append(conn.recv(65536))
+            if hang_up:
+                conn.close()
+            else:
+                held.append(conn)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", received
     finally:
-        server.shutdown()
-        server.server_close()
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        listener.close()

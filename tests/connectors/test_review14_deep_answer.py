@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import http.server
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,7 +29,7 @@ import pytest
 
 from codemode_kernel import OpenApiConnector
 from tests.conftest import RuntimeFactory
-from tests.support import json_service
+from tests.support import http_service, json_service, send
 
 pytestmark = pytest.mark.anyio
 
@@ -67,25 +66,12 @@ def _text_service(charset: str) -> Iterator[tuple[str, list[str]]]:
     """A service that answers every POST 200 with ``text/plain; charset=<charset>`` and the body ``ok``."""
     seen: list[str] = []
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            seen.append(self.path)
-            self.send_response(200)
-            self.send_header("Content-Type", f"text/plain; charset={charset}")
-            self.send_header("Content-Length", "2")
-            self.end_headers()
-            self.wfile.write(b"ok")
+    def respond(handler: http.server.BaseHTTPRequestHandler) -> None:
+        seen.append(handler.path)
+        send(handler, b"ok", content_type=f"text/plain; charset={charset}")
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+    with http_service(respond) as base:
+        yield base, seen
 
 
 @pytest.mark.parametrize("charset", ["utf-16", "rot13", "hex", "undefined"])

@@ -16,9 +16,6 @@ The right outcome: the connector stops reading once the body passes what a call'
 
 from __future__ import annotations
 
-import contextlib
-import http.server
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -27,6 +24,7 @@ import pytest
 
 from codemode_kernel import OpenApiConnector
 from tests.conftest import RuntimeFactory
+from tests.support import http_service
 
 pytestmark = pytest.mark.anyio
 
@@ -48,24 +46,9 @@ class Sent:
 
 def _serve(body: Callable[[Any, Sent], None]) -> Iterator[tuple[str, Sent]]:
     sent = Sent()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_GET(self) -> None:
-            with contextlib.suppress(OSError):  # the client closed the connection: what a bounded reader does
-                body(self, sent)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", sent
-    finally:
-        server.shutdown()
-        server.server_close()
+    # An OSError while it writes (the client closed the connection: what a bounded reader does) ends the answer.
+    with http_service(lambda handler: body(handler, sent), http11=True) as base:
+        yield base, sent
 
 
 def _huge(handler: Any, sent: Sent) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import http.server
 import json
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -27,6 +26,7 @@ import pytest
 
 from codemode_kernel import OpenApiConnector
 from tests.conftest import RuntimeFactory
+from tests.support import http_service, send
 
 pytestmark = pytest.mark.anyio
 
@@ -48,29 +48,14 @@ def payments() -> Iterator[tuple[str, list[str]]]:
     """Charges answer at once; a refund is made at once and answered after 2.5 s."""
     made: list[str] = []
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            made.append(self.path)
-            if self.path.startswith("/refunds/"):
-                time.sleep(2.5)
-            body = json.dumps({"id": "c1"}).encode()
-            with contextlib.suppress(OSError):
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+    def respond(handler: http.server.BaseHTTPRequestHandler) -> None:
+        made.append(handler.path)
+        if handler.path.startswith("/refunds/"):
+            time.sleep(2.5)
+        send(handler, json.dumps({"id": "c1"}).encode())
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", made
-    finally:
-        server.shutdown()
-        server.server_close()
+    with http_service(respond) as base:
+        yield base, made
 
 
 async def test_a_timed_out_refund_is_not_made_twice(make_runtime: RuntimeFactory,

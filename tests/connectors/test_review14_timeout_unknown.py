@@ -17,9 +17,7 @@ failure, and its error does not invite a retry (it says the outcome is unknown).
 
 from __future__ import annotations
 
-import contextlib
 import http.server
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -28,6 +26,7 @@ import pytest
 
 from codemode_kernel import OpenApiConnector
 from tests.conftest import RuntimeFactory
+from tests.support import http_service, send
 
 pytestmark = pytest.mark.anyio
 
@@ -43,27 +42,13 @@ def slow_bank() -> Iterator[tuple[str, list[str]]]:
     """A service that makes the payment at once and answers after 2.5 s."""
     made: list[str] = []
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            made.append(self.path)
-            time.sleep(2.5)
-            with contextlib.suppress(OSError):
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"{}")
+    def respond(handler: http.server.BaseHTTPRequestHandler) -> None:
+        made.append(handler.path)
+        time.sleep(2.5)
+        send(handler, b"{}")
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", made
-    finally:
-        server.shutdown()
-        server.server_close()
+    with http_service(respond) as base:
+        yield base, made
 
 
 async def test_a_timed_out_payment_is_not_recorded_as_failed(make_runtime: RuntimeFactory,

@@ -5,11 +5,9 @@ the connector's cap; a request sent and unanswered is an unknown outcome, one re
 
 from __future__ import annotations
 
-import contextlib
 import http.server
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from mcp import Client
 from codemode_kernel import InProcessExecutor, McpConnector, OpenApiConnector, openapi_mcp_server
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.errors import ConfigurationError, ConnectorError, OutcomeUnknown
+from tests.support import http_service, json_service, mute_tcp_service
 
 pytestmark = pytest.mark.anyio
 
@@ -82,39 +81,11 @@ async def test_the_wrapped_apis_ordinary_paths_still_go_through() -> None:
 # -- header values ---------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _answering() -> Iterator[tuple[str, list[str]]]:
-    seen: list[str] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def _answer(self) -> None:
-            seen.append(self.command)
-            body = b'{"ok": true}'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        do_GET = do_POST = _answer
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.mark.parametrize("value", ["a\r\nX-Injected: 1", "a\x00b", " leading", "caf\u00e9", "\u65e5\u672c"])
 async def test_a_header_value_a_header_cannot_hold_is_named_and_not_sent(value: str) -> None:
     """It is an error if a bad header argument reads as a service problem ('Is the service running?') or
     escapes as a bare UnicodeEncodeError, or if anything is sent."""
-    with _answering() as (base, seen):
+    with json_service() as (base, seen):
         connector = OpenApiConnector("api", API, base_url=base)
         with pytest.raises(ConnectorError) as caught:
             await run(connector, "listItems", x_trace=value)
@@ -158,31 +129,19 @@ def chunked_feed() -> Iterator[tuple[str, list[int]]]:
     """A GET answered 200 text/plain with chunked encoding (no length), 64 MB in 64 KiB chunks."""
     sent = [0]
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    def respond(handler: http.server.BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/plain")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        chunk = b"a" * 65536
+        for _ in range(1024):
+            handler.wfile.write(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+            sent[0] += len(chunk)
+        handler.wfile.write(b"0\r\n\r\n")
 
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
-            chunk = b"a" * 65536
-            with contextlib.suppress(OSError):
-                for _ in range(1024):
-                    self.wfile.write(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
-                    sent[0] += len(chunk)
-                self.wfile.write(b"0\r\n\r\n")
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", sent
-    finally:
-        server.shutdown()
-        server.server_close()
+    with http_service(respond, http11=True) as base:
+        yield base, sent
 
 
 async def test_an_answer_without_a_length_is_cut_off_at_the_cap(chunked_feed: tuple[str, list[int]]) -> None:
@@ -198,33 +157,13 @@ async def test_an_answer_without_a_length_is_cut_off_at_the_cap(chunked_feed: tu
 
 
 @pytest.fixture
-def hangs_up() -> Iterator[tuple[str, list[str]]]:
+def hangs_up() -> Iterator[tuple[str, list[bytes]]]:
     """A TCP service that reads each request and closes the connection without answering."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    received: list[str] = []
-    stop = threading.Event()
-
-    def serve() -> None:
-        listener.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            with conn:
-                conn.settimeout(2)
-                with contextlib.suppress(OSError):
-                    received.append(conn.recv(65536).split(b" ", 1)[0].decode())
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}", received
-    stop.set()
-    thread.join()
-    listener.close()
+    with mute_tcp_service(hang_up=True) as (base, received):
+        yield base, received
 
 
-async def test_a_post_the_service_hung_up_on_is_an_unknown_outcome(hangs_up: tuple[str, list[str]]) -> None:
+async def test_a_post_the_service_hung_up_on_is_an_unknown_outcome(hangs_up: tuple[str, list[bytes]]) -> None:
     """It is an error if a POST that reached the service, which closed without answering, reads as a plain
     failure with 'Is the service running?' (the service may have done it)."""
     base, received = hangs_up
@@ -234,7 +173,7 @@ async def test_a_post_the_service_hung_up_on_is_an_unknown_outcome(hangs_up: tup
     await connector.aclose()
     text = str(caught.value)
     assert "may have done it" in text and "try again" not in text.lower() and "running" not in text, text
-    assert received == ["POST"]
+    assert [r.split(b" ", 1)[0].decode() for r in received] == ["POST"]
 
 
 async def test_a_refused_connection_is_a_plain_failure() -> None:
@@ -256,29 +195,17 @@ def huge_document() -> Iterator[tuple[str, list[int]]]:
     """A remote OpenAPI document announced as 1 GiB, written 64 KiB at a time until the client goes."""
     sent = [0]
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    def respond(handler: http.server.BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(2**30))
+        handler.end_headers()
+        for _ in range(2**14):
+            handler.wfile.write(b" " * 65536)
+            sent[0] += 65536
 
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(2**30))
-            self.end_headers()
-            with contextlib.suppress(OSError):
-                for _ in range(2**14):
-                    self.wfile.write(b" " * 65536)
-                    sent[0] += 65536
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/openapi.json", sent
-    finally:
-        server.shutdown()
-        server.server_close()
+    with http_service(respond, http11=True) as base:
+        yield f"{base}/openapi.json", sent
 
 
 async def test_a_huge_remote_document_is_refused_unread(huge_document: tuple[str, list[int]]) -> None:

@@ -17,11 +17,12 @@ from codemode_kernel.connectors import mcp
 from codemode_kernel.connectors.base import ExecutionContext
 from codemode_kernel.connectors.mcp import McpConnector
 from codemode_kernel.errors import ConnectorError, OutcomeUnknown
+from tests.support import STDIO_MCP_SERVER
 
 pytestmark = pytest.mark.anyio
 
 CTX = ExecutionContext("exec-1", 0, "srv", "m")
-SERVER = str(Path(__file__).with_name("s14f_stdio_server.py"))
+SERVER = str(STDIO_MCP_SERVER)
 
 
 @pytest.fixture

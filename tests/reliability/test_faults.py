@@ -8,11 +8,9 @@ before it, and leaves the runtime usable once the fault is gone.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -29,6 +27,7 @@ from codemode_kernel.executor.inprocess import InProcessLimits
 from codemode_kernel.journal import JournalStore
 from tests.reliability.host import Ledger, ledger_rows
 from tests.reliability.support import soundness_problems
+from tests.support import STDIO_MCP_SERVER, mute_tcp_service
 
 pytestmark = pytest.mark.anyio
 
@@ -221,7 +220,7 @@ CATCH_CRASH = "try:\n    srv.crash()\n    r = 'no error'\nexcept Exception as e:
 async def test_an_mcp_server_dying_mid_call_fails_that_call_only(db_url: str, tmp_path: Path) -> None:
     """The call in flight becomes an error the code can catch and the journal records; the next call reconnects."""
     calls = tmp_path / "calls.txt"
-    server = McpConnector("srv", command=sys.executable, args=[str(HERE / "crashing_mcp_server.py")],
+    server = McpConnector("srv", command=sys.executable, args=[str(STDIO_MCP_SERVER)],
                           env={"CALLS_FILE": str(calls)}, timeout=30)
     async with CodemodeRuntime([server], store=db_url, executor=InProcessExecutor()) as rt:
         assert (await rt.execute("srv.echo(text='a')"))["result"] == "a"
@@ -251,31 +250,8 @@ SILENT_API = {
 @pytest.fixture
 def silent_server() -> Iterator[tuple[str, list[bytes]]]:
     """A TCP server on 127.0.0.1 that reads requests and never answers."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    received: list[bytes] = []
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def serve() -> None:
-        listener.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            held.append(conn)
-            conn.settimeout(1)
-            with contextlib.suppress(TimeoutError):
-                received.append(conn.recv(65536))
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}", received
-    stop.set()
-    thread.join()
-    for conn in held:
-        conn.close()
-    listener.close()
+    with mute_tcp_service(hang_up=False) as (base, received):
+        yield base, received
 
 
 async def test_an_http_timeout_is_a_clear_error_recorded_once(db_url: str, silent_server: tuple[str, Any]) -> None:

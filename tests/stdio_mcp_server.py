@@ -1,5 +1,10 @@
-"""A stdio MCP server for the s14f specs: ``echo``, ``pid``, ``big`` (a long answer), ``slow`` (records, then
-sleeps), ``crash`` (records, then exits mid-call). Each call is appended to ``CALLS_FILE`` first."""
+"""A stdio MCP server for the connector and fault specs (``tests.support.STDIO_MCP_SERVER``).
+
+``echo`` answers; ``pid`` is this process's id; ``big`` a long answer; ``slow`` records the call,
+then answers late; ``crash`` records the call, then exits the process while it is in flight (no
+reply ever comes). Every call but ``pid`` is appended to the file named by ``CALLS_FILE`` first,
+so a spec can count what reached the server.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import time
 
 from mcp.server import MCPServer
 
-server = MCPServer("s14f")
+server = MCPServer("codemode-tests")
 
 
 def _note(name: str) -> None:
