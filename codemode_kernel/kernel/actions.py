@@ -42,7 +42,7 @@ from codemode_kernel.kernel.display import (
 )
 from codemode_kernel.kernel.notebook_runtime import NotebookRuntime, unreadable_problem
 from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, ReplayFilter, Sink, Tee
-from codemode_kernel.kernel.variables import CarriedVariables, not_carried_text
+from codemode_kernel.kernel.variables import CarriedVariables, carried_reads, not_carried_text, snippet_reads_text
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
 from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet
 from codemode_kernel.rollback_report import rollback_text, unknown_calls
@@ -471,7 +471,9 @@ class Actions:
                 card.snippet_failed(str(exc))
             raise
         if card is not None:
-            card.snippet_saved(f"Saved as snippet {snippet.name!r}: run it with codemode.run({snippet.name!r}, input).")
+            reads = snippet_reads_text(carried_reads(snippet.code, record.given if record is not None else {}))
+            card.snippet_saved(f"Saved as snippet {snippet.name!r}: run it with codemode.run({snippet.name!r}, input)."
+                               + (f" {reads}" if reads else ""))
         self.home.notify("snippets_changed", execution_id)
         return snippet
 

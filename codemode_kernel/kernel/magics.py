@@ -36,7 +36,7 @@ from codemode_kernel.kernel.display import (
 from codemode_kernel.kernel.notebook_runtime import NO_CONNECTORS_HINT
 from codemode_kernel.kernel.output import CellOutcome, RecordingSink, Sink, Tee
 from codemode_kernel.kernel.session import NotebookSession
-from codemode_kernel.kernel.variables import not_carried_text
+from codemode_kernel.kernel.variables import carried_reads, not_carried_text, snippet_reads_text
 from codemode_kernel.models import STEP_CONNECTOR
 from codemode_kernel.wording import sentence
 
@@ -457,9 +457,18 @@ async def _save_snippet(m: Magics, v: dict[str, Any], sink: Sink) -> None:
         sink.stream(f"Replaced snippet {snippet.name!r} (it was from {was}"
                     + (f": {before.description}" if before.description else "") + f") with execution {eid}'s code. "
                     f"Run it in a cell with codemode.run({snippet.name!r}, input).\n")
+        _say_carried_reads(m, eid, snippet.code, sink)
         return
     sink.stream(f"Saved snippet {snippet.name!r} from execution {eid}. Run it in a cell with "
                 f"codemode.run({snippet.name!r}, input); the code sees the value as `input`.\n")
+    _say_carried_reads(m, eid, snippet.code, sink)
+
+
+def _say_carried_reads(m: Magics, eid: str, code: str, sink: Sink) -> None:
+    record = m.session.records.get(eid)
+    warning = snippet_reads_text(carried_reads(code, record.given if record is not None else {}))
+    if warning:
+        sink.stream(warning + "\n", "stderr")
 
 
 async def _delete_snippet(m: Magics, v: dict[str, Any], sink: Sink) -> None:

@@ -164,6 +164,38 @@ _REASONS = {
 }
 
 
+def carried_reads(code: str, given: Mapping[str, Any]) -> list[str]:
+    """The carried names (``given``) that ``code`` reads and never assigns itself, but ``input``: a snippet
+    saved from it sees none of them (review 15x M16)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    read: set[str] = set()
+    stored: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else stored).add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            stored.add(node.name)
+        elif isinstance(node, ast.alias):
+            stored.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.arg):
+            stored.add(node.arg)
+    return sorted(n for n in read - stored if n in given and n != "input")
+
+
+def snippet_reads_text(names: list[str]) -> str:
+    """What a snippet save says of the carried names its code reads (empty when none)."""
+    if not names:
+        return ""
+    listed = ", ".join(names)
+    return (f"Its code reads {listed}, carried from earlier cells: a snippet sees only `input` (and the "
+            f"connectors), so it fails where {'that name is' if len(names) == 1 else 'those names are'} not "
+            f"carried (another notebook, a model, after %reset). Put the value in the code, or read it from "
+            f"input (input[{names[0]!r}]), and save it again.")
+
+
 def _entry_size(name: str, text: str) -> int:
     """Characters ``"name":text,`` takes in the inputs' JSON object."""
     return len(codec.dumps_encoded(name)) + 2 + len(text)

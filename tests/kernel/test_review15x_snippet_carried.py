@@ -10,12 +10,9 @@ name 'prefix' is not defined". Notebook 04 teaches the one carried name a snippe
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: %snippet save is silent about carried names the code reads")
 def test_saving_a_snippet_that_reads_a_carried_name_says_so(shared_kernel: Kernel) -> None:
     shared_kernel.ok('r15x_prefix = "N: "')
     shared_kernel.ok('r15x_prefix + str(len(notes.list_notes()))')
