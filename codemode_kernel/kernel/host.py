@@ -43,9 +43,13 @@ class HostCells:
 
     def connect(self, connector: Connector) -> None:
         """Make ``connector`` a global of the next Code Mode cells (replacing one of the same name)."""
+        configured = connector.name in self.session.config.kinds and connector.name not in self.session.host_connectors
         name = self.session.connect(connector)
         print(f"Connected {name!r}: Code Mode cells can now call {name}.<method>(...). "
               f"%connectors lists its methods.")
+        if configured:  # said, not refused: replacing a table from trusted code is a way to try a change
+            print(f"It replaces the connector {name!r} of {self.session.config.label} ([connectors.{name}]) in this "
+                  f"kernel; disconnect({name!r}) brings that one back.")
 
     def disconnect(self, name: str) -> None:
         """Remove a connector added with ``connect``."""

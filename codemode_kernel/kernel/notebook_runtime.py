@@ -58,6 +58,22 @@ NO_CONNECTORS_HINT = (
 )
 
 
+def shadowed(name: str) -> str | None:
+    """What a connector called ``name`` would hide from a cell's code (a pre-imported module, a builtin,
+    the codemode API), in words; None when nothing (review 15x M17)."""
+    from codemode_kernel.executor.language import BUILTINS, MODULES
+
+    if name == "codemode":
+        return "the codemode API (codemode.search, describe, run)"
+    if name == "print":  # RestrictedPython's, not in the builtins table
+        return "the builtin print()"
+    if name in MODULES:
+        return f"the module {name} (pre-imported in every cell)"
+    if name in BUILTINS and not name.startswith("_"):
+        return f"the builtin {name}()" if callable(BUILTINS[name]) else f"the builtin {name}"
+    return None
+
+
 def unreadable_problem(config: CodemodeConfig) -> str | None:
     """Why the configuration file could not be read or parsed at all (a problem about the whole file), or None."""
     if config.source is None:
@@ -213,6 +229,11 @@ class NotebookRuntime:
                                      f"not {type(connector).__name__}")
         if not connector.name:
             raise ConfigurationError("connect(): the connector has no name; set its `name`")
+        hidden = shadowed(connector.name)
+        if hidden is not None:
+            raise ConfigurationError(f"connect(): a connector named {connector.name!r} would hide {hidden} in every "
+                                     f"Code Mode cell; name it something else, e.g. {connector.name}_api "
+                                     f"(ToolSetConnector([...], name={connector.name + '_api'!r})).")
         self.host_connectors[connector.name] = connector
         self._dirty = True
         return connector.name

@@ -13,14 +13,11 @@ and ``connect()`` silently replaces a configured connector.
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 PING = '%%host\nfrom codemode_kernel import ToolSetConnector\ndef ping() -> str:\n    "Ping."\n    return "pong"\n'
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a connector named json/len shadows the module/builtin silently")
 def test_a_connector_named_like_a_module_or_builtin_is_refused_or_flagged(kernel: Kernel) -> None:
     run = kernel.execute(PING + 'connect(ToolSetConnector([ping], name="json"))')
     said = run.stdout + run.stderr + (run.error["evalue"] if run.error else "")
@@ -28,7 +25,6 @@ def test_a_connector_named_like_a_module_or_builtin_is_refused_or_flagged(kernel
     assert kernel.execute("json.dumps([1])").status == "ok" or "module" in said, said
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: connect() silently replaces a codemode.toml connector")
 def test_connect_says_when_it_replaces_a_configured_connector(kernel: Kernel) -> None:
     run = kernel.execute(PING + 'connect(ToolSetConnector([ping], name="notes"))')
     said = run.stdout + run.stderr + (run.error["evalue"] if run.error else "")
