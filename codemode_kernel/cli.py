@@ -680,7 +680,21 @@ async def _rollback(rt: CodemodeRuntime, console: Console, v: dict[str, Any], as
 
 
 async def _search(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
-    console.data((await rt.search(v["query"])).to_dict())
+    found = await rt.search(v["query"])
+    if console.as_json:
+        console.data(found.to_dict())
+        return 0
+    # Text, as %search's table (review 15x, noticed: JSON without --json); --json is the machine form.
+    for r in found.results:
+        path = r.path if r.kind == "method" else f"codemode.run({r.path!r}, input)"
+        summary = (r.description.strip().splitlines() or [""])[0][:100]
+        needs = "  (needs approval)" if r.requires_approval else ""
+        console.text(terminal_text(f"{path}{needs}  {summary}  [{r.score:.2f}]", multiline=False))
+    if not found.results:
+        console.text(f"Nothing matches {terminal_text(repr(v['query']), multiline=False)}. `codemode connectors` "
+                     "lists every connector's methods.")
+    elif found.truncated:
+        console.text(f"({found.total} match(es), showing {len(found.results)})")
     return 0
 
 

@@ -196,3 +196,12 @@ def test_a_refusal_in_the_terminal_names_only_the_terminals_command(project: Pat
     assert main(["--dir", str(project), "approve", "last"]) == 1
     said = capsys.readouterr().err
     assert "`codemode executions`" in said and "%executions" not in said, said
+
+
+def test_search_answers_in_words_without_json(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``codemode search`` prints one line per result (``--json`` keeps the document)."""
+    assert main(["--dir", str(project), "search", "add", "an", "item"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("items.add  (needs approval)  Add an item."), said
+    assert main(["--dir", str(project), "--json", "search", "add", "an", "item"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["path"] == "items.add"
