@@ -24,7 +24,6 @@ def shown(run_reply: dict, messages: list[str]) -> str:
     return payload + "".join(messages)
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: 'name?' fails for carried names and the codemode API")
 @pytest.mark.parametrize(("code", "expected"), [("r15x_xs?", "list"), ("codemode.search?", "query")])
 def test_question_mark_on_a_carried_name_or_the_codemode_api(shared_kernel: Kernel, code: str, expected: str) -> None:
     shared_kernel.ok("r15x_xs = [1, 2, 3]")
