@@ -404,6 +404,7 @@ def _api(usage: str, params: tuple[str, ...]) -> Callable[[Callable[..., Any]], 
                 raise TypeError(f"{usage}: {reason}{hint}") from None
 
         call.__name__, call.__qualname__, call.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+        call.__wrapped__ = fn  # type: ignore[attr-defined]  # inspect.signature (the kernel's completion) reads fn's
         return call
 
     return wrap
