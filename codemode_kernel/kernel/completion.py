@@ -50,6 +50,10 @@ _KEYWORDS = sorted(k for k in keyword.kwlist if k not in ("async", "await"))
 _BUILTIN_NAMES = sorted(n for n in BUILTINS if not n.startswith("_"))
 _DOTTED_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z0-9_]*)$")
 _NAME_BEFORE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+# ``x['al`` / ``x["al``: a string subscript being typed (group 1 the name, 3 the key so far).
+_STRING_KEY_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[\s*(['\"])([^'\"\\]*)$")
+# ``notes.add_note(title="a", te``: inside a connector call (group 3 what is typed since the parenthesis).
+_CALL_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\(([^()]*)$")
 # Magics whose first argument is an execution id: ``last`` and recent ids complete there.
 _ID_MAGICS = tuple(c.magic for c in COMMANDS if c.magic and c.positionals and c.positionals[0].kind == "execution")
 
@@ -63,6 +67,8 @@ class Names:
     magics: Sequence[str] = ()
     executions: Sequence[str] = ()  # recent execution ids, newest first
     snippets: Sequence[str] = ()
+    #: ``connector.method`` -> its argument names (its input schema's properties), for ``notes.add_note(te``.
+    arguments: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -75,11 +81,16 @@ class Completion:
 async def gather_names(runtime: CodemodeRuntime, variables: Mapping[str, Any], magics: Sequence[str]) -> Names:
     """What completion can offer now; a broken connector or store leaves its part empty."""
     connectors: dict[str, dict[str, str]] = {}
+    arguments: dict[str, list[str]] = {}
     try:
         catalog = await asyncio.wait_for(runtime.catalog(), timeout=5)
         for cname, methods in catalog.methods.items():
             connectors[cname] = {m: (meth.tool.description.strip().splitlines() or [""])[0]
                                  for m, meth in methods.items()}
+            for m, meth in methods.items():
+                properties = (meth.tool.input_schema or {}).get("properties")
+                if isinstance(properties, Mapping):
+                    arguments[f"{cname}.{m}"] = [str(k) for k in properties if str(k).isidentifier()]
     except Exception:  # completion must answer even when a connector is broken
         log.debug("catalog unavailable for completion", exc_info=True)
     try:
@@ -88,7 +99,7 @@ async def gather_names(runtime: CodemodeRuntime, variables: Mapping[str, Any], m
     except Exception:
         executions, snippets = [], []
     return Names(connectors=connectors, variables=dict(variables), magics=list(magics), executions=executions,
-                 snippets=snippets)
+                 snippets=snippets, arguments=arguments)
 
 
 def complete(code: str, cursor_pos: int, names: Names) -> dict[str, Any]:
@@ -109,6 +120,21 @@ def _candidates(line: str, names: Names) -> tuple[list[Completion], int]:
     stripped = line.lstrip()
     if stripped.startswith("%"):
         return _magic_candidates(stripped, names)
+    keyed = _STRING_KEY_BEFORE.search(line)
+    if keyed or _in_string(line):  # a dict's key, or any text: never a name (review 15x L9)
+        value = names.variables.get(keyed.group(1)) if keyed else None
+        prefix = keyed.group(3) if keyed else ""
+        keys = sorted(k for k in value if isinstance(k, str)) if isinstance(value, Mapping) else []
+        return [Completion(k, "text") for k in keys if k.startswith(prefix)], len(prefix)
+    call = _CALL_BEFORE.search(line)
+    arguments = names.arguments.get(f"{call.group(1)}.{call.group(2)}") if call else None
+    if call and arguments is not None:
+        given = set(re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)", call.group(3)))
+        word = _NAME_BEFORE.search(call.group(3))
+        prefix = word.group(0) if word else ""
+        offered = [Completion(f"{a}=", "param", f"argument of {call.group(1)}.{call.group(2)}")
+                   for a in arguments if a not in given and a.startswith(prefix)]
+        return offered + (_names_for(prefix, names) if prefix else []), len(prefix)
     dotted = _DOTTED_BEFORE.search(line)
     if dotted:
         owner, prefix = dotted.group(1), dotted.group(2)
@@ -117,6 +143,29 @@ def _candidates(line: str, names: Names) -> tuple[list[Completion], int]:
     prefix = match.group(0) if match else ""
     if not prefix:
         return [], 0
+    return _names_for(prefix, names), len(prefix)
+
+
+def _in_string(line: str) -> bool:
+    """Whether the end of ``line`` is inside a one-line string literal (quotes counted, escapes skipped)."""
+    quote = ""
+    i = 0
+    while i < len(line):
+        char = line[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "#":
+            return False
+        i += 1
+    return bool(quote)
+
+
+def _names_for(prefix: str, names: Names) -> list[Completion]:
     pool = ([Completion(n, "instance", f"connector {n}") for n in sorted(names.connectors)]
             + [Completion("codemode", "instance", "Code Mode SDK: search, describe, step, run")]
             + [Completion(n, "instance", type(v).__name__) for n, v in sorted(names.variables.items())]
@@ -129,7 +178,7 @@ def _candidates(line: str, names: Names) -> tuple[list[Completion], int]:
         if c.text.startswith(prefix) and c.text not in seen:
             seen.add(c.text)
             out.append(c)
-    return out, len(prefix)
+    return out
 
 
 def _attributes(owner: str, names: Names) -> list[Completion]:
@@ -139,7 +188,8 @@ def _attributes(owner: str, names: Names) -> list[Completion]:
         return [Completion(n, "function", CODEMODE_SIGNATURES[n]) for n in sorted(CODEMODE_SDK)]
     if owner in MODULES:
         module = MODULES[owner]
-        return [Completion(n, _kind(getattr(module, n, None))) for n in sorted(dir(module)) if not n.startswith("_")]
+        return [Completion(n, _kind(getattr(module, n, None))) for n in sorted(dir(module))
+                if not n.startswith("_") and not n.endswith("_CAPI")]  # a C capsule: nothing a program uses
     if owner in names.variables:
         value = names.variables[owner]
         return [Completion(n, "function") for n in sorted(dir(type(value))) if not n.startswith("_")]

@@ -11,8 +11,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
@@ -20,12 +18,10 @@ def matches(kernel: Kernel, code: str) -> list[str]:
     return list(kernel.shell_reply(kernel.kc.complete(code, len(code)))["content"]["matches"])
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: no keyword-argument completion inside a connector call")
 def test_a_connector_calls_arguments_complete(shared_kernel: Kernel) -> None:
     assert any(m.startswith("text") for m in matches(shared_kernel, "notes.add_note(te"))
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a dict key in a string completes as a builtin name")
 def test_a_string_subscript_does_not_complete_builtins(shared_kernel: Kernel) -> None:
     shared_kernel.ok("r15x_x = {'alpha': 1}")
     found = matches(shared_kernel, "r15x_x['al")
