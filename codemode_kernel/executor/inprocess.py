@@ -20,7 +20,7 @@ from typing import Any
 
 from codemode_kernel.errors import Interrupted, Timeout, WorkerCrashed
 from codemode_kernel.executor.base import ExecuteResult, HostHandler, OutputCallback, SandboxError
-from codemode_kernel.executor.language import own_random, pass_modules
+from codemode_kernel.executor.language import own_modules, pass_modules
 from codemode_kernel.executor.sandbox import run_pass
 from codemode_kernel.executor.stream import MAX_KEPT_OUTPUT_CHARS, OutputStream, output_stream
 
@@ -118,8 +118,9 @@ class InProcessExecutor:
         self._running: set[tuple[_ThreadChannel, asyncio.Future[dict[str, Any]]]] = set()
         self._channels: weakref.WeakSet[_ThreadChannel] = weakref.WeakSet()  # passes whose host may still answer
         # The host's own modules are the sandbox's (module objects are shared in one process): a cell's
-        # random.seed(...) reseeded the host's generator. This executor's passes draw from their own.
-        self._modules = {"random": own_random()}
+        # random.seed(...) reseeded the host's generator, uuid.getnode() read the host's network card.
+        # This executor's passes have their own (language.own_modules).
+        self._modules = own_modules()
 
     async def execute(
         self,

@@ -222,6 +222,31 @@ def own_random(generator: _random.Random | None = None) -> ModuleType:
     return face
 
 
+def own_uuid(own_node: int) -> ModuleType:
+    """A face of ``uuid`` whose ``getnode()`` is ``own_node`` and whose ``uuid1()`` uses it: in process the
+    module's are the host's network card address (review 15, noticed; the isolated worker has no
+    network card and draws a random one)."""
+    face = _face(_uuid)
+
+    def getnode() -> int:
+        """This sandbox's node: a random 48-bit number (multicast bit set, RFC 4122 4.5)."""
+        return own_node
+
+    def uuid1(node: int | None = None, clock_seq: int | None = None) -> _uuid.UUID:
+        """A time-based UUID, with this sandbox's node unless ``node`` is given."""
+        return _uuid.uuid1(own_node if node is None else node, clock_seq)
+
+    face.__dict__.update(getnode=getnode, uuid1=uuid1)
+    return face
+
+
+def own_modules() -> dict[str, ModuleType]:
+    """The modules an in-process executor's passes get instead of the shared faces: a ``random`` over a
+    generator of its own and a ``uuid`` without the host's node (:func:`pass_modules`)."""
+    generator = _random.Random()
+    return {"random": own_random(generator), "uuid": own_uuid(generator.getrandbits(48) | 1 << 40)}
+
+
 @contextlib.contextmanager
 def pass_modules(modules: Mapping[str, ModuleType]) -> Iterator[None]:
     """Passes run in this thread meanwhile get ``modules`` instead of the shared faces (in-process only)."""

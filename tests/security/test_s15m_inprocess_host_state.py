@@ -104,3 +104,16 @@ async def test_the_isolated_worker_draws_as_before() -> None:
         assert draws[0] != draws[1]
     finally:
         await ex.aclose()
+
+
+async def test_no_pass_reads_the_host_network_card(executor: Any) -> None:
+    """It is an error if uuid.getnode() or uuid1()'s node in a pass is the host's (its network card's address),
+    or if uuid1(node=...) stops using the node it is given."""
+    import uuid
+
+    code = "[uuid.getnode(), uuid.uuid1().node, uuid.uuid1(node=5).node, uuid.getnode() == uuid.getnode()]"
+    out = await executor.execute(code, {}, host=RecordingHost())
+    assert out.error is None, out
+    node, node_of_uuid1, given, stable = out.result
+    assert node != uuid.getnode()
+    assert node_of_uuid1 == node and given == 5 and stable
