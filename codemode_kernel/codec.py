@@ -56,6 +56,7 @@ class EncodeError(ValueError):
     def __init__(self, type_name: str, where: str, reason: str = "") -> None:
         self.type_name = type_name
         self.where = where
+        self.reason = reason
         detail = f" ({reason})" if reason else ""
         super().__init__(
             f"Cannot pass a value of type {type_name!r} at {where}{detail}: values crossing the Code Mode "

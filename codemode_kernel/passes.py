@@ -143,6 +143,7 @@ from codemode_kernel.connector_threads import (
     shared,
 )
 from codemode_kernel.connectors.base import ExecutionContext
+from codemode_kernel.connectors.secrets import Redactor, redactor
 from codemode_kernel.errors import (
     CallNotRun,
     ConnectorThreadsExhausted,
@@ -273,11 +274,14 @@ class _Facts:
 LOCAL_REPLAY_BUDGET = 8_000_000  # characters of recorded results shipped to the sandbox per pass
 
 
-def _error_of(path: str, exc: BaseException) -> dict[str, str]:
+def _error_of(path: str, exc: BaseException, scrub: Redactor | None = None) -> dict[str, str]:
     """A connector's exception as the program gets it: its type, and its message after the call's
     ``connector.method`` (unless the connector's own words start with it, as MCP's and OpenAPI's do), so
-    the program and the person know which call raised (review 14x, M10)."""
+    the program and the person know which call raised (review 14x, M10); redacted of every connector's
+    secrets (``scrub``, review 15 H7)."""
     message = codec.storable_text(str(exc))
+    if scrub:
+        message = scrub.text(message)
     if not message.startswith(path):
         message = f"{path}: {message}" if message else path
     name = error_name(exc)
@@ -370,6 +374,21 @@ class PassHandler:
         # Records the start of the pass if that is not done yet; the failure if it failed. No
         # request is answered before it (runtime.PassStart).
         self._begun = begun
+        # Every configured connector's secrets, read at the pass's first call: each connector redacts its
+        # own, and this redacts any connector's answer of the others' too (review 15, H7).
+        self._every: Redactor | None = None
+
+    def _secrets(self) -> Redactor:
+        every = self._every
+        if every is None:
+            found: set[str] = set()
+            for connector in self.catalog.connectors.values():
+                try:
+                    found.update(s for s in connector.secrets() if isinstance(s, str) and s)
+                except Exception:  # a connector that cannot say keeps its own redaction only
+                    log.warning("connector %s: its secrets could not be read", connector.name, exc_info=True)
+            every = self._every = redactor(found)
+        return every
 
     async def __call__(self, message: dict[str, Any]) -> Reply:
         """Answer one request. Never raises: a failure on the host side ends the pass as an error,
@@ -721,7 +740,7 @@ class PassHandler:
         return self._returned(method, seq, result, record, facts)
 
     def _raised(self, seq: int, exc: Exception, record: bool, path: str) -> Reply:
-        error = _error_of(path, exc)
+        error = _error_of(path, exc, self._secrets())
         connector_errors.raised(self.state.execution_id, seq, path, exc)  # its author's traceback (15x M7)
         if record:
             text = f"{error['type']}: {error['message']}"
@@ -734,6 +753,8 @@ class PassHandler:
         where = (facts or self._facts_of(method)).result
         stored: str | None = None
         try:
+            if scrub := self._secrets():
+                result = scrub.value(result)
             encoded = codec.encode(result, where)
             if record and method.tool.replay != "reexecute":
                 stored = codec.dumps_encoded(encoded)
@@ -741,7 +762,13 @@ class PassHandler:
         except codec.EncodeError as exc:
             if record:  # the call ran: applied (a rollback reverts it), its result not kept (review 13)
                 self._finish_entry(seq, "applied", error=f"CodecError: {exc} The call ran; its result was not kept.")
-            return self.fail("CodecError", str(exc))
+            # Said to the connector's account, not the program's: the program never held the value (15x L10).
+            why = f" ({exc.reason})" if exc.reason else ""
+            return self.fail("CodecError", (
+                f"{method.path} ran, but returned a value of type {exc.type_name!r} at {exc.where}{why}, which cannot "
+                "cross into the program, so the pass was stopped; the call is recorded as applied (a rollback "
+                "reverts it), its result not kept. The connector should return plain JSON data there (None, a "
+                "number, a string, a list or a dict)."))
         if record:
             if stored is not None and len(stored) > codec.MAX_VALUE_CHARS:
                 # The call ran: applied (a rollback reverts it), its result not kept (review 14, H2). The pass
@@ -963,6 +990,8 @@ class PassHandler:
             if error is None:
                 if not inspect.isawaitable(result):
                     where = self._facts_of(method).result
+                    if scrub := self._secrets():
+                        result = scrub.value(result)
                     encoded = codec.encode(result, where)
                     stored = None if method.tool.replay == "reexecute" else codec.dumps_encoded(encoded)
                     if stored is not None:
@@ -972,7 +1001,7 @@ class PassHandler:
                     if len(stored) <= codec.MAX_VALUE_CHARS:  # its text goes into the reply as it is
                         return EncodedReply(encoded, stored), Outcome(seq, "applied", stored, None)
             elif isinstance(raised := future_safe(error), Exception):
-                text = _error_of(method.path, raised)
+                text = _error_of(method.path, raised, self._secrets())
                 connector_errors.raised(self.state.execution_id, seq, method.path, raised)
                 return {"raise": text}, Outcome(seq, _state_after(raised), None, f"{text['type']}: {text['message']}")
         except Exception:  # the loop does it again, and says what went wrong

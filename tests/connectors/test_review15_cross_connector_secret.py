@@ -41,7 +41,6 @@ def files(root: Path) -> ToolSetConnector:
     return ToolSetConnector([read_file], name="files", target=f"review15 files {root}")
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: a connector's answer is redacted of its own secrets only")
 async def test_another_connectors_credential_is_redacted(make_runtime: RuntimeFactory, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(TOKEN_ENV, TOKEN)

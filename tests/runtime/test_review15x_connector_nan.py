@@ -26,7 +26,6 @@ def stats() -> dict:
     return {"mean": float("nan")}
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a connector's NaN result tells the program to 'convert it first'")
 async def test_a_connectors_nan_names_the_connector_not_the_program(tmp_path: Path) -> None:
     async with CodemodeRuntime([ToolSetConnector([stats], name="m")], store=f"sqlite:///{tmp_path / 'j.db'}",
                                executor=InProcessExecutor()) as rt:
