@@ -1026,6 +1026,7 @@ class CodemodeRuntime:
                            input_schema: Any = None) -> Snippet:
         """Save the code of a completed execution as a snippet named ``name``."""
         snippets.check_new(name, input_schema)
+        snippets.check_unclaimed(name, await self.catalog())
         with open_journal(self.store, self.name) as j:
             row = j.get_execution(execution_id)
             if row is None:

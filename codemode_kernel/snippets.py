@@ -48,6 +48,19 @@ def check_new(name: Any, input_schema: Any) -> None:
             raise SnippetError(f"input_schema of snippet {name!r} is not a valid JSON Schema: {problem}")
 
 
+def check_unclaimed(name: str, catalog: Catalog) -> None:
+    """Raise :class:`SnippetError` for a name a connector or a method has: search would list both under it and
+    describe could show only one (a connector's name wins, and a snippet's beats a bare method name; review
+    15x, L13)."""
+    if name in catalog.methods or name == "codemode":
+        raise SnippetError(f"{name!r} is the name of a connector; a snippet needs its own name, e.g. "
+                           f"{name}_report or count_{name}")
+    owners = sorted(c for c, methods in catalog.methods.items() if name in methods)
+    if owners:
+        raise SnippetError(f"{name!r} is the name of a method ({', '.join(f'{c}.{name}' for c in owners[:3])}); a "
+                           f"snippet needs its own name, e.g. my_{name} or {name}_summary")
+
+
 def from_execution(name: str, row: ExecutionRow, description: str, input_schema: Any) -> SnippetRow:
     """The snippet row for ``row``'s code; :class:`InvalidStateError` unless the execution finished well."""
     if row.status not in SAVABLE:

@@ -25,7 +25,6 @@ def list_notes() -> list:
     return [{"text": "a"}]
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a snippet named like a connector is searchable but not describable")
 async def test_a_snippet_path_from_search_describes_the_snippet(tmp_path: Path) -> None:
     async with CodemodeRuntime([ToolSetConnector([list_notes], name="notes")], store=f"sqlite:///{tmp_path / 'j.db'}",
                                executor=InProcessExecutor()) as rt:
