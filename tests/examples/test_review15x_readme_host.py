@@ -19,7 +19,6 @@ import pytest
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: README's %%host paragraph does not name session")
 def test_readme_names_what_a_host_cell_defines() -> None:
     text = README.read_text(encoding="utf-8")
     paragraph = re.search(r"A cell that starts with `%%host`.*?\n\n", text, re.S)
