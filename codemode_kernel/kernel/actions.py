@@ -410,9 +410,8 @@ class Actions:
                 _show_text_error(origin, "InvalidStateError", why)
                 return False
             _, revertable = await self._revert_info(state) if state is not None else (0, 0)
-            text = "Rejected: the action was not run and the execution ended."
-            if revertable:
-                text += " Earlier actions of this execution were applied; Roll back reverts them."
+            text = "Rejected: the action was not run and the execution ended." + _applied_text(execution_id, state,
+                                                                                               revertable)
             if card is not None and record is not None:
                 if seq is not None:
                     card.decided(f"{await self._call_name(execution_id, seq, seen)} (call #{seq}) rejected",
@@ -496,6 +495,20 @@ class Actions:
                 record.pending = []
             self.home.notify("execution_changed", eid)
         return ids
+
+
+def _applied_text(execution_id: str, state: ExecutionState | None, revertible: int) -> str:
+    """After a rejection: the calls that ran before it stay applied (a rejection undoes nothing), and
+    which a rollback reverts (review 15x L12, the kernel's side)."""
+    applied = [e for e in (state.log if state is not None else []) if e.state == "applied"
+               and e.connector != STEP_CONNECTOR]
+    if not applied:
+        return ""
+    calls = ", ".join(f"#{e.seq} {e.connector}.{e.method}" for e in applied)
+    undo = ("none of them has a revert" if not revertible
+            else f"Roll back reverts them (%rollback {execution_id})" if revertible >= len(applied)
+            else f"Roll back (%rollback {execution_id}) reverts {revertible} of them")
+    return f" Call(s) {calls} ran before it and stay applied (a rejection undoes nothing); {undo}."
 
 
 def settled_text(verb: str, state: ExecutionState) -> str:
