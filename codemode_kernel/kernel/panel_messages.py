@@ -265,6 +265,9 @@ def execution_summary(state: ExecutionState, revertible: Sequence[ToolLogEntry])
         "error": _shown(state.error),
         "error_type": _shown(state.error_type),
         "connectors": list(state.connectors),
+        # A model's program (through the codemode tool, `codemode mcp`): the panel says so, since its
+        # pending call looks like a cell's own (review 15, noticed).
+        "via_tool": state.via_tool,
     }
 
 

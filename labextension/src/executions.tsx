@@ -109,11 +109,13 @@ function PendingCard(props: {
   const busy = model.isBusy(`approve:${id}`) || model.isBusy(`reject:${id}`);
   const armed = useArmed(`${id}:${action.seq}`);
   const wait = armed ? undefined : 'This call just appeared: read it first';
+  const byModel = model.executions.some(e => e.id === id && e.via_tool);
   return (
     <div className="jp-CodeModePanel-pendingCard" data-execution-id={id}>
       <div className="jp-CodeModePanel-call">
         <span className="jp-CodeModePanel-seq">#{action.seq}</span>
         <code>{action.path}</code>
+        {byModel && <ModelTag />}
       </div>
       {/* The whole arguments are a click away (Show all), as in the journal below: a program can
           pad an argument so that what matters comes after any cut (review 15 M3). */}
@@ -148,6 +150,18 @@ function PendingCard(props: {
         </button>
       </div>
     </div>
+  );
+}
+
+/** Marks an execution a model started through the codemode tool: its call is the model's words. */
+function ModelTag(): React.ReactElement {
+  return (
+    <span
+      className="jp-CodeModePanel-tag jp-mod-model"
+      title="Started by a model through the codemode tool (codemode mcp), not by a cell of this notebook: read its call before approving"
+    >
+      model
+    </span>
   );
 }
 
@@ -187,6 +201,7 @@ function ExecutionRow(props: {
       >
         <Caret.react tag="span" className="jp-CodeModePanel-caret" />
         <StatusBadge status={execution.status} />
+        {execution.via_tool && <ModelTag />}
         <code
           className="jp-CodeModePanel-firstLine"
           title={execution.first_line}

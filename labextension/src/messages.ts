@@ -96,6 +96,8 @@ export interface IExecutionSummary {
   error: string | null;
   error_type: string | null;
   connectors: string[];
+  /** Started by a model through the codemode tool (`codemode mcp`), not by a cell. */
+  via_tool?: boolean;
 }
 
 export interface IJournalEntry {
