@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import json
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -403,7 +404,9 @@ def _api(usage: str, params: tuple[str, ...]) -> Callable[[Callable[..., Any]], 
                 hint = f" (did you mean {near[0]}?)" if near else ""
                 raise TypeError(f"{usage}: {reason}{hint}") from None
 
-        call.__name__, call.__qualname__, call.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+        # update_wrapper also sets __wrapped__, so inspect.signature (the kernel's completion and inspect)
+        # reads fn's own parameters, not (*args, **kwargs).
+        functools.update_wrapper(call, fn)
         call.__wrapped__ = fn  # type: ignore[attr-defined]  # inspect.signature (the kernel's completion) reads fn's
         return call
 
