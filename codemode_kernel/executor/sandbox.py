@@ -407,7 +407,6 @@ def _api(usage: str, params: tuple[str, ...]) -> Callable[[Callable[..., Any]], 
         # update_wrapper also sets __wrapped__, so inspect.signature (the kernel's completion and inspect)
         # reads fn's own parameters, not (*args, **kwargs).
         functools.update_wrapper(call, fn)
-        call.__wrapped__ = fn  # type: ignore[attr-defined]  # inspect.signature (the kernel's completion) reads fn's
         return call
 
     return wrap
