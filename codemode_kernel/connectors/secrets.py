@@ -57,6 +57,7 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _SECRET_NAME = re.compile(r"(?i)pass|pwd|secret|token|auth|key|cookie|credential|session|private|signature|bearer")
 _SCHEME = re.compile(r"(?i)^(bearer|basic|token|digest|apikey|key)\s+(\S+)$")
 _PERCENT = re.compile(r"%[0-9A-F]{2}")
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
 
 SecretsFn = Callable[[], Collection[str]]
 
@@ -435,8 +436,13 @@ def url_secrets(url: str | None, environ: Mapping[str, str] | None = None) -> li
 
 
 def arg_secrets(args: Sequence[str]) -> list[str]:
-    """Values given to credential-named flags: ``--password p@ss``, ``--token=x``."""
+    """Values given to credential-named flags (``--password p@ss``, ``--token=x``), and the passwords and
+    credential-named query values of every URL an argument holds (``postgresql://app:pw@db/prod`` as a
+    positional argument, ``--db-url=...``: review 15 H5)."""
     out: list[str] = []
+    for arg in args:
+        for url in _URL_IN_TEXT.findall(arg):
+            out += url_secrets(url)
     for i, arg in enumerate(args):
         if not arg.startswith("-"):
             continue

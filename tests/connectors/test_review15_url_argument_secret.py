@@ -43,7 +43,6 @@ SERVER = textwrap.dedent('''
     ''')
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: a URL's password among an MCP server's args is not redacted")
 async def test_the_password_in_a_url_argument_does_not_reach_the_program(make_runtime: RuntimeFactory,
                                                                          tmp_path: Path) -> None:
     (tmp_path / "db_server.py").write_text(SERVER, encoding="utf-8")
