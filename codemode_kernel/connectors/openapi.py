@@ -46,6 +46,8 @@ from codemode_kernel.errors import ConfigurationError, ConnectorError, OutcomeUn
 from codemode_kernel.targets import secret_part
 
 _SAFE_METHODS = ("GET", "HEAD")
+#: A gateway's answers that say the service got the request and its outcome is not known (review 15 M4).
+_GATEWAY_GAVE_UP = (502, 504)
 _EXCERPT_CHARS = 300
 #: The most of an answer's body read into the host (review 14, M1): eight times the characters a call's
 #: value may hold (codec.MAX_VALUE_CHARS), room for indentation and escapes (``\u00e9`` is six bytes for one
@@ -530,6 +532,14 @@ class OpenApiConnector(Connector):
                     "resource) before sending it again.") from None
             raise ConnectorError(f"{where}: {op.http_method} {_origin(base)}{op.path} failed: {detail}. Is the "
                                  "service running, and is base_url right?") from None
+        if not ok and response.status_code in _GATEWAY_GAVE_UP and op.http_method not in _SAFE_METHODS:
+            # A gateway in front of the service answered: the service got the request and did not answer in
+            # time (504), or its connection broke mid-request (502). The request may have been done
+            # (review 15 M4): recorded as an unknown outcome, like a timeout after sending.
+            raise OutcomeUnknown(
+                f"{where}: {op.http_method} {op.path} was answered HTTP {response.status_code} "
+                f"{response.reason_phrase} by a gateway in front of the service: the service may have done it. "
+                "Check with the service (e.g. read the resource) before sending it again.")
         if not ok:
             raise ConnectorError(f"{where}: {op.http_method} {op.path} returned HTTP {response.status_code} "
                                  f"{response.reason_phrase}: {_excerpt_of(response.headers, body)}")

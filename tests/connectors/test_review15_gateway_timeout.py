@@ -63,7 +63,6 @@ def gateway(request: pytest.FixtureRequest) -> Iterator[tuple[str, list[str]]]:
         server.server_close()
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: a POST answered 502/504 by a gateway is journaled 'error'")
 async def test_a_payment_the_gateway_gave_up_on_is_not_recorded_as_failed(
         make_runtime: RuntimeFactory, gateway: tuple[str, list[str]]) -> None:
     base, made = gateway
