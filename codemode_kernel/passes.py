@@ -753,9 +753,9 @@ class PassHandler:
         where = (facts or self._facts_of(method)).result
         stored: str | None = None
         try:
-            if scrub := self._secrets():
-                result = scrub.value(result)
             encoded = codec.encode(result, where)
+            if scrub := self._secrets():  # the encoded form: plain data, no cycle, every text in reach
+                encoded = scrub.value(encoded)
             if record and method.tool.replay != "reexecute":
                 stored = codec.dumps_encoded(encoded)
                 codec.check_storable(stored, where)
@@ -990,9 +990,9 @@ class PassHandler:
             if error is None:
                 if not inspect.isawaitable(result):
                     where = self._facts_of(method).result
-                    if scrub := self._secrets():
-                        result = scrub.value(result)
                     encoded = codec.encode(result, where)
+                    if scrub := self._secrets():
+                        encoded = scrub.value(encoded)
                     stored = None if method.tool.replay == "reexecute" else codec.dumps_encoded(encoded)
                     if stored is not None:
                         codec.check_storable(stored, where)  # else the loop refuses it (_returned)
@@ -1140,6 +1140,7 @@ def _not_reexecuted(seq: int, path: str, needs_approval: bool) -> str:
     return (f"call #{seq} ({path}) was recorded as a live read that runs again on every pass (replay='reexecute'), "
             f"but {path} {now}; it is not run again without a person's approval. The connector's configuration "
             "changed since this execution started: start a new execution.")
+
 
 def _parse_error(text: str | None) -> dict[str, str]:
     if not text:
