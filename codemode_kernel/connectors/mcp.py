@@ -364,7 +364,7 @@ class McpConnector(Connector):
             approval = self.policy.requires_approval([t.name, ident], self._annotation_default(t))
             revert = self.policy.revert([t.name, ident], known, self._call_method)
             out[ident] = redacting(Tool(
-                execute=self._executor(t.name, wrapped),
+                execute=self._executor(t.name, wrapped, self._reads_only(t)),
                 description=clean.text(_description(t)),
                 input_schema=clean.value(dict(t.input_schema) if t.input_schema else {"type": "object",
                                                                                       "properties": {}}),
@@ -381,9 +381,20 @@ class McpConnector(Connector):
             return False
         return t.annotations.destructive_hint is True
 
-    def _executor(self, tool_name: str, wrapped: bool) -> Any:
+    def _reads_only(self, t: mcp_types.Tool) -> bool:
+        """Whether a tool that got no answer changed nothing: annotated read-only, with the author trusting the
+        server's annotations (``approval_from_annotations``; review 15x M8)."""
+        return self.approval_from_annotations and t.annotations is not None and t.annotations.read_only_hint is True
+
+    def _executor(self, tool_name: str, wrapped: bool, reads_only: bool = False) -> Any:
         async def execute(args: dict[str, Any], ctx: ExecutionContext) -> Any:
-            return await self.call(tool_name, args, wrapped=wrapped)
+            try:
+                return await self.call(tool_name, args, wrapped=wrapped)
+            except OutcomeUnknown as exc:
+                if not reads_only:
+                    raise
+                # A read that got no answer did nothing: a plain error, which may be tried again.
+                raise ConnectorError(_as_read(str(exc))) from None
 
         return execute
 
@@ -947,6 +958,18 @@ def _content_dict(c: Any) -> dict[str, Any]:
 def _description(t: mcp_types.Tool) -> str:
     text = t.description or t.title or (t.annotations.title if t.annotations and t.annotations.title else "")
     return text or f"The MCP tool {t.name!r}."
+
+
+def _as_read(unknown: str) -> str:
+    """An OutcomeUnknown's text for a tool that only reads: what happened, then that nothing was changed."""
+    what = unknown.split(": the server may have done it", 1)[0].split(". The call was sent", 1)[0].rstrip(".")
+    if "max_response_bytes" in what:
+        advice = "ask for less, or raise max_response_bytes"
+    elif "(timeout)" in what:
+        advice = "try it again, or raise `timeout` in the connector configuration if it is often this slow"
+    else:
+        advice = "try it again (the next call reconnects)"
+    return f"{what}. The tool only reads (its server annotates it read-only), so nothing was changed: {advice}."
 
 
 def _describe_target(command: str | None, args: Sequence[str], url: str | None, server: Any) -> str:

@@ -21,7 +21,6 @@ from codemode_kernel import CodemodeRuntime, InProcessExecutor, McpConnector
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: a read-only MCP tool's timeout is reported as OutcomeUnknown")
 async def test_a_read_only_tool_that_times_out_is_a_plain_error(tmp_path: Path) -> None:
     memo = McpConnector("memo", command=sys.executable, args=["-m", "codemode_kernel.demo.mcp_server"],
                         approval_from_annotations=True, timeout=1)
