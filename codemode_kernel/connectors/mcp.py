@@ -362,7 +362,8 @@ class McpConnector(Connector):
         for ident, t in by_ident.items():
             output_schema, wrapped = _output_schema(t.output_schema)
             approval = self.policy.requires_approval([t.name, ident], self._annotation_default(t))
-            revert = self.policy.revert([t.name, ident], known, self._call_method)
+            revert = self.policy.revert([t.name, ident], known, self._call_method,
+                                        schemas={i: tt.input_schema for i, tt in by_ident.items() if tt.input_schema})
             out[ident] = redacting(Tool(
                 execute=self._executor(t.name, wrapped, self._reads_only(t)),
                 description=clean.text(_description(t)),

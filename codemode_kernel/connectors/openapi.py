@@ -337,7 +337,7 @@ class OpenApiConnector(Connector):
         for method_name, op in by_name.items():
             names = [method_name, *([op.operation_id] if op.operation_id else []), *(f"tag:{t}" for t in op.tags)]
             revert = self.policy.revert([method_name, *([op.operation_id] if op.operation_id else [])], known,
-                                        self._call_method)
+                                        self._call_method, schemas={n: o.input_schema for n, o in by_name.items()})
             # Schemas are not redacted: the document was fetched without credentials.
             out[method_name] = redacting(Tool(
                 execute=self._executor(op),

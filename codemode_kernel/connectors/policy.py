@@ -382,19 +382,36 @@ class ConnectorPolicy:
         """Approval for the method known by ``names``; ``default`` is the connector's own answer."""
         return self.approval.decide(names, default)
 
-    def revert(self, names: Sequence[str], known: Mapping[str, str], call: CallMethod) -> RevertFn | None:
+    def revert(self, names: Sequence[str], known: Mapping[str, str], call: CallMethod, *,
+               schemas: Mapping[str, Any] | None = None) -> RevertFn | None:
         """The configured compensation of the method known by ``names``, or None.
 
         A function is used as it is; a :class:`RevertMapping` calls another method through
-        ``call`` with arguments rendered from the call's arguments and result.
+        ``call`` with arguments rendered from the call's arguments and result. The rendered
+        arguments are checked against that method's input schema (``schemas``, by method name) as a
+        program's call is (review 15 M7): they come from the service's answer, and a rollback asks no
+        approval; arguments the schema refuses send nothing, and the revert fails saying why.
         """
         spec = next((self.reverts[n] for n in names if n in self.reverts), None)
         if spec is None or not isinstance(spec, RevertMapping):
             return spec
         mapping, method = spec, known[spec.method]
+        schema = (schemas or {}).get(method)
+        checker: list[Any] = []
 
         async def run_revert(args: dict[str, Any], result: Any, ctx: ExecutionContext) -> Any:
-            return await call(method, mapping.render(args, result), ctx)
+            rendered = mapping.render(args, result)
+            if schema is not None:
+                if not checker:
+                    from codemode_kernel.validation import InputValidator
+
+                    checker.append(InputValidator(f"the revert {method}", schema))
+                problem = checker[0].errors(rendered)
+                if problem is not None:
+                    raise ConnectorError(f"the revert {method}(...) was not sent: the arguments its mapping gave "
+                                         f"(from the call's arguments and result) do not fit {method}'s input: "
+                                         f"{problem}. Undo the call by hand.")
+            return await call(method, rendered, ctx)
 
         return run_revert
 
@@ -446,7 +463,7 @@ class WithPolicy(Connector):
 
         out: dict[str, Tool] = {}
         for n, t in decorated.items():
-            revert = self.policy.revert([n], known, call)
+            revert = self.policy.revert([n], known, call, schemas={m: t.input_schema for m, t in decorated.items()})
             t = t.with_approval(self.policy.requires_approval([n], t.requires_approval))
             out[n] = redacting(t.with_revert(revert), self.secrets) if revert is not None else t
         return out

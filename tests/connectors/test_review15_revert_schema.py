@@ -53,7 +53,6 @@ def store_service() -> Iterator[tuple[str, list[tuple[str, str]]]]:
         yield base, seen
 
 
-@pytest.mark.xfail(strict=True, reason="review 15: a configured revert's rendered arguments skip the schema check")
 async def test_a_revert_argument_that_breaks_the_schema_sends_nothing(
         make_runtime: RuntimeFactory, store_service: tuple[str, list[tuple[str, str]]]) -> None:
     base, seen = store_service
