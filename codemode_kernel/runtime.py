@@ -886,7 +886,9 @@ class CodemodeRuntime:
             journal = j.entries(execution_id)
             if any(e.state == "applied" and e.connector in catalog.unavailable for e in journal):
                 catalog = await self.catalog(retry=True)  # a server that was down may be back: ask it now
-            touched = sorted({e.connector for e in journal if revert_for(catalog, e.connector, e.method, e.state)})
+            # Each call's revert, looked up once: the target check below covers exactly the reverts run.
+            reverts = {e.seq: revert_for(catalog, e.connector, e.method, e.state) for e in journal}
+            touched = sorted({e.connector for e in journal if reverts[e.seq] is not None})
             moved = targets.changed(row.options.get("targets"), catalog.targets, touched)
             if moved:  # another backend has the name now: revert nothing there, nor elsewhere (review 13, M4)
                 raise ConfigurationError(targets.refusal(execution_id, "roll back", moved))
@@ -898,7 +900,7 @@ class CodemodeRuntime:
                     # run, and the call stands. Said, not skipped like a connector no longer configured.
                     failures.append(_not_reverted_unavailable(e.seq, e.connector, e.method, self._connectors))
                     continue
-                revert = revert_for(catalog, e.connector, e.method, e.state)
+                revert = reverts[e.seq]
                 if revert is None:
                     continue
                 # Claimed before the revert runs, so two hosts never revert one call; the note stays
