@@ -596,6 +596,7 @@ class _Connection:
             task.cancel()
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(task, 10)
+            _retrieved(ready)  # the cancelled start's error is ours to drop, not asyncio's to report (15x L7)
             raise ConnectorError(f"{target.label} did not finish starting within {self.connect_timeout:g} s."
                                  f"{self.stderr_note()} Check the command, or raise `connect_timeout`.") from None
         except ConnectorError:
@@ -603,6 +604,7 @@ class _Connection:
         except BaseException as exc:  # a start failure becomes one clear error
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(task, 10)
+            _retrieved(ready)
             if isinstance(exc, asyncio.CancelledError):
                 raise
             raise ConnectorError(f"{target.label} could not be started: {_describe_exc(exc)}."
@@ -979,6 +981,12 @@ def _describe_target(command: str | None, args: Sequence[str], url: str | None, 
     if url is not None:
         return f"url {url}"
     return f"in-process {type(server).__name__}"
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a finished future's exception as seen: a start given up on leaves one nobody awaits."""
+    if future.done() and not future.cancelled():
+        future.exception()
 
 
 def _describe_exc(exc: BaseException) -> str:

@@ -13,12 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 CODEMODE = str(Path(sys.executable).with_name("codemode"))
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: codemode run leaks 'Future exception was never retrieved'")
 def test_a_hung_server_leaks_no_asyncio_internals(tmp_path: Path) -> None:
     (tmp_path / "hang.py").write_text("import time\ntime.sleep(60)\n")
     (tmp_path / "codemode.toml").write_text(
