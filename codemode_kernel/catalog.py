@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -64,11 +65,13 @@ class Catalog:
     """Methods by connector, after the ``tool(name, t)`` decoration hook."""
 
     def __init__(self, methods: Mapping[str, Mapping[str, Method]], connectors: Mapping[str, Connector],
-                 unavailable: Mapping[str, str] | None = None) -> None:
+                 unavailable: Mapping[str, str] | None = None, *, starting: frozenset[str] = frozenset()) -> None:
         self.methods = {k: dict(v) for k, v in methods.items()}
         self.connectors = {k: v for k, v in connectors.items() if k in self.methods}
         # Connectors whose tools() failed (an MCP server that did not start): left out, with the reason.
         self.unavailable = dict(unavailable or {})
+        # Connectors whose tools() has not answered yet (CatalogResolver): left out of this catalog only.
+        self.starting = starting
         self._namespaces: dict[str, list[str]] | None = None
 
     @classmethod
@@ -173,6 +176,12 @@ class Catalog:
 class CatalogResolver:
     """The catalog of a fixed set of connectors: resolved whole once, or kept without the ones that failed.
 
+    Each connector is resolved in its own task. A caller that says what it ``needs`` (a pass: the
+    connectors its program names) waits only for those: a server that hangs at start keeps out of the
+    passes that do not use it, the first cell of a notebook included, while the kernel's warm-up (no
+    ``needs``) waits for every one (review 15x, M13). Until its task ends, such a connector is in
+    ``catalog.starting``, neither listed nor unavailable.
+
     A connector whose ``tools()`` fails is left out (its reason is in ``catalog.unavailable``) and
     asked again, alone, when :data:`RETRY_SECONDS` have passed since it was last asked, or at
     once for a program that names it (``needs``) or when ``force`` is given: a server that was
@@ -191,6 +200,7 @@ class CatalogResolver:
         self._lock = asyncio.Lock()
         self._on_resolve = on_resolve
         self._retry_at = 0.0
+        self._tasks: dict[str, asyncio.Future[Catalog]] = {}  # a resolution in flight, by connector
 
     @property
     def last(self) -> Catalog | None:
@@ -201,36 +211,86 @@ class CatalogResolver:
     def whole(self) -> Catalog | None:
         """The catalog once every connector resolved (kept for good), else None (:meth:`get` resolves)."""
         catalog = self._catalog
-        return catalog if catalog is not None and not catalog.unavailable else None
+        return catalog if catalog is not None and not catalog.unavailable and not catalog.starting else None
 
-    def _due(self, catalog: Catalog | None, needs: Callable[[str], bool] | None, force: bool) -> bool:
+    def _due(self, catalog: Catalog | None, needs: Callable[[str], bool] | None, force: bool,
+             settled: bool = False) -> bool:
         if catalog is None:
+            return True
+        if catalog.starting and (needs is None or settled or any(t.done() for t in self._tasks.values())
+                                 or any(needs(name) for name in catalog.starting)):
             return True
         if not catalog.unavailable:
             return False
         return force or time.monotonic() >= self._retry_at or (
             needs is not None and any(needs(name) for name in catalog.unavailable))
 
-    async def get(self, *, needs: Callable[[str], bool] | None = None, force: bool = False) -> Catalog:
-        """The catalog; the connectors that failed are asked again if it is time (see the class)."""
-        if not self._due(self._catalog, needs, force):
+    async def get(self, *, needs: Callable[[str], bool] | None = None, force: bool = False,
+                  settled: bool = False) -> Catalog:
+        """The catalog; the connectors that failed are asked again if it is time (see the class).
+        ``settled``: wait for every connector still starting, though ``needs`` names only some (a program
+        that searches or runs snippets may use any)."""
+        if not self._due(self._catalog, needs, force, settled):
             assert self._catalog is not None
             return self._catalog
         async with self._lock:
             last = self._catalog
-            if not self._due(last, needs, force):
+            if not self._due(last, needs, force, settled):
                 assert last is not None
                 return last
             if last is None:
-                catalog = await Catalog.resolve(self._connectors)
-            else:  # only the ones that failed: the others' methods stay as they were resolved
-                again = await Catalog.resolve({n: c for n, c in self._connectors.items() if n in last.unavailable})
-                catalog = Catalog({**last.methods, **again.methods}, self._connectors, again.unavailable)
-            self._catalog = catalog
-            self._retry_at = time.monotonic() + self.RETRY_SECONDS
-            if self._on_resolve is not None:
-                self._on_resolve()
+                asked = list(self._connectors)
+            elif force or time.monotonic() >= self._retry_at or (
+                    needs is not None and any(needs(name) for name in last.unavailable)):
+                asked = list(last.unavailable)  # only the ones that failed: the others stay as they were resolved
+            else:
+                asked = []
+            for name in asked:
+                if name not in self._tasks:
+                    self._tasks[name] = asyncio.ensure_future(Catalog.resolve({name: self._connectors[name]}))
+            if asked:
+                self._retry_at = time.monotonic() + self.RETRY_SECONDS
+            waited = [t for name, t in self._tasks.items() if needs is None or settled or needs(name)]
+        if waited:  # outside the lock: another pass that needs less does not wait for these
+            await asyncio.wait(waited)
+        async with self._lock:
+            catalog = self._take(self._catalog)
+            if catalog is not self._catalog:
+                self._catalog = catalog
+                if self._on_resolve is not None:
+                    self._on_resolve()
             return catalog
+
+    def _take(self, last: Catalog | None) -> Catalog:
+        """``last`` with the results of the resolutions that ended (the same object when none did)."""
+        done = {name: t for name, t in self._tasks.items() if t.done()}
+        starting = frozenset(name for name in self._tasks if name not in done)
+        if last is not None and not done and starting == last.starting:
+            return last
+        methods = dict(last.methods) if last is not None else {}
+        unavailable = dict(last.unavailable) if last is not None else {}
+        for name, task in done.items():
+            del self._tasks[name]
+            methods.pop(name, None)
+            unavailable.pop(name, None)
+            if task.cancelled():
+                unavailable[name] = "its start was cancelled"
+                continue
+            result = task.result()  # Catalog.resolve reports a failure as unavailable, never raises
+            methods.update(result.methods)
+            unavailable.update(result.unavailable)
+        for name in starting:
+            unavailable.pop(name, None)
+        return Catalog(methods, self._connectors, unavailable, starting=starting)
+
+    async def aclose(self) -> None:
+        """Stop the resolutions still in flight (a server still starting when the runtime closes)."""
+        tasks, self._tasks = list(self._tasks.values()), {}
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
 
 
 def _close(awaitable: Any) -> None:

@@ -154,6 +154,7 @@ class CodeRunner:
         return await self._catalogs.get()
 
     async def aclose(self) -> None:
+        await self._catalogs.aclose()
         if self._executor is not None:
             await self._executor.aclose()
         for c in self.connectors.values():

@@ -451,8 +451,11 @@ class CodemodeRuntime:
         # spaced pass's cold CPU, issue 12).
         catalog = self._catalogs.whole
         if catalog is None:
-            try:  # a connector that failed is asked again now if this program names it
-                catalog = await self._catalogs.get(needs=lambda name: named_in(code, name))
+            # A connector that failed is asked again now if this program names it, and one still starting is
+            # waited for only then; a program that uses codemode (search, describe, snippets) waits for all.
+            try:
+                catalog = await self._catalogs.get(needs=lambda name: named_in(code, name),
+                                                   settled=named_in(code, "codemode"))
             except ConfigurationError as exc:
                 return _error_output(execution_id, "ConfigurationError", str(exc))
         if len(code) > codec.MAX_VALUE_CHARS:  # refused before anything is recorded (issue 14, defect 4)
@@ -1112,6 +1115,7 @@ class CodemodeRuntime:
         if self._closed:
             return
         self._closed = True
+        await self._catalogs.aclose()  # a connector still starting
         if self._executor is not None:
             await self._executor.aclose()
         for handler in list(self._ended):  # an awaitable a sync connector returned that never finishes

@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, write_notebook_dir
 
 HANG = 'import os, pathlib, time\npathlib.Path("hang.pid").write_text(str(os.getpid()))\ntime.sleep(120)\n'
@@ -30,7 +28,6 @@ def alive(pid: int) -> bool:
     return not stat.exists() or stat.read_text().split()[2] != "Z"
 
 
-@pytest.mark.xfail(strict=True, reason="review 15x: the first cell waits out a hung server's connect_timeout")
 def test_the_first_cell_does_not_wait_for_a_server_it_does_not_name(tmp_path: Path) -> None:
     folder = write_notebook_dir(tmp_path / "nb", extra_toml='\n[connectors.hung]\nmcp = { command = "python", '
                                                             'args = ["hang.py"] }\nconnect_timeout = 8\n')
