@@ -177,10 +177,11 @@ class CatalogResolver:
     """The catalog of a fixed set of connectors: resolved whole once, or kept without the ones that failed.
 
     Each connector is resolved in its own task. A caller that says what it ``needs`` (a pass: the
-    connectors its program names) waits only for those: a server that hangs at start keeps out of the
-    passes that do not use it, the first cell of a notebook included, while the kernel's warm-up (no
-    ``needs``) waits for every one (review 15x, M13). Until its task ends, such a connector is in
-    ``catalog.starting``, neither listed nor unavailable.
+    connectors its program names) waits for those, and for the others only until
+    :data:`START_GRACE_SECONDS` have passed since they began: a server that hangs at start keeps out of
+    the passes that do not use it, the first cell of a notebook included, while one that fails at once is
+    still reported by that cell; the kernel's warm-up (no ``needs``) waits for every one (review 15x,
+    M13). Until its task ends, a connector is in ``catalog.starting``, neither listed nor unavailable.
 
     A connector whose ``tools()`` fails is left out (its reason is in ``catalog.unavailable``) and
     asked again, alone, when :data:`RETRY_SECONDS` have passed since it was last asked, or at
@@ -192,6 +193,9 @@ class CatalogResolver:
 
     #: Seconds between two tries of a connector that failed, unless a program names it.
     RETRY_SECONDS = 60.0
+    #: Seconds a connector has to start before passes that do not name it go on without it: a server that
+    #: fails at once (a missing key, a typo) is still said by the first cell, one that hangs keeps out of it.
+    START_GRACE_SECONDS = 3.0
 
     def __init__(self, connectors: Mapping[str, Connector], *, resolved: Catalog | None = None,
                  on_resolve: Callable[[], None] | None = None) -> None:
@@ -201,6 +205,7 @@ class CatalogResolver:
         self._on_resolve = on_resolve
         self._retry_at = 0.0
         self._tasks: dict[str, asyncio.Future[Catalog]] = {}  # a resolution in flight, by connector
+        self._started_at: dict[str, float] = {}  # when each of those began (loop time)
 
     @property
     def last(self) -> Catalog | None:
@@ -245,14 +250,21 @@ class CatalogResolver:
                 asked = list(last.unavailable)  # only the ones that failed: the others stay as they were resolved
             else:
                 asked = []
+            loop = asyncio.get_running_loop()
             for name in asked:
                 if name not in self._tasks:
                     self._tasks[name] = asyncio.ensure_future(Catalog.resolve({name: self._connectors[name]}))
+                    self._started_at[name] = loop.time()
             if asked:
                 self._retry_at = time.monotonic() + self.RETRY_SECONDS
             waited = [t for name, t in self._tasks.items() if needs is None or settled or needs(name)]
+            others = [t for t in self._tasks.values() if t not in waited]
+            grace = max((self._started_at.get(name, 0.0) for name in self._tasks), default=0.0) \
+                + self.START_GRACE_SECONDS - loop.time()
         if waited:  # outside the lock: another pass that needs less does not wait for these
             await asyncio.wait(waited)
+        if others and grace > 0:  # the others get what is left of their start's grace (START_GRACE_SECONDS)
+            await asyncio.wait(others, timeout=grace)
         async with self._lock:
             catalog = self._take(self._catalog)
             if catalog is not self._catalog:
@@ -271,6 +283,7 @@ class CatalogResolver:
         unavailable = dict(last.unavailable) if last is not None else {}
         for name, task in done.items():
             del self._tasks[name]
+            self._started_at.pop(name, None)
             methods.pop(name, None)
             unavailable.pop(name, None)
             if task.cancelled():
@@ -285,7 +298,7 @@ class CatalogResolver:
 
     async def aclose(self) -> None:
         """Stop the resolutions still in flight (a server still starting when the runtime closes)."""
-        tasks, self._tasks = list(self._tasks.values()), {}
+        tasks, self._tasks, self._started_at = list(self._tasks.values()), {}, {}
         for task in tasks:
             task.cancel()
         for task in tasks:

@@ -602,6 +602,8 @@ class _Connection:
         except ConnectorError:
             raise
         except BaseException as exc:  # a start failure becomes one clear error
+            if isinstance(exc, asyncio.CancelledError):
+                task.cancel()  # the caller gave up (a runtime closing): the server half-started must not outlive it
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(task, 10)
             _retrieved(ready)

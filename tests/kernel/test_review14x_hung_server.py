@@ -16,6 +16,7 @@ is not a timed assertion: cells that do not use the connector must not each star
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,7 +41,17 @@ def started(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Kernel, 
     (folder / "hangs.py").write_text(HANGS, encoding="utf-8")
     k = Kernel(folder)
     errors = []
-    for code in ["1", "2", "3"]:
+    # Plain cells until the failure has been said (the first cell does not wait for a server it does not name,
+    # review 15x M13: the warm-up's note comes with the first cell that runs once the start has failed), then
+    # two more.
+    for n in range(240):
+        run = k.execute(str(n), timeout=120)
+        assert run.status == "ok", run.error
+        errors.append(run.stderr)
+        if "'stuck' is unavailable" in run.stderr:
+            break
+        time.sleep(0.25)
+    for code in ["'after 1'", "'after 2'"]:
         run = k.execute(code, timeout=120)
         assert run.status == "ok", run.error
         errors.append(run.stderr)
@@ -49,10 +60,10 @@ def started(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Kernel, 
 
 
 def test_cells_that_do_not_use_it_do_not_restart_it(started: tuple[Kernel, Path, list[str]]) -> None:
-    """Three plain cells: the server is started at the kernel's start (and at most once more), not per cell."""
-    _, starts, _ = started
+    """Plain cells: the server is started at the kernel's start (and at most once more), not per cell."""
+    _, starts, errors = started
     count = len(starts.read_text().splitlines())
-    assert count <= 2, f"the hung server was started {count} times for 3 cells that never use it"
+    assert count <= 2, f"the hung server was started {count} times for {len(errors)} cells that never use it"
 
 
 def test_the_person_is_told_once(started: tuple[Kernel, Path, list[str]]) -> None:
@@ -60,3 +71,4 @@ def test_the_person_is_told_once(started: tuple[Kernel, Path, list[str]]) -> Non
     _, _, errors = started
     said = "".join(errors)
     assert "'stuck' is unavailable" in said and "connect_timeout" in said
+    assert sum("'stuck' is unavailable" in text for text in errors) == 1, errors

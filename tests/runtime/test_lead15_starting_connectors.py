@@ -1,8 +1,9 @@
 """A connector still starting keeps out of the passes that do not name it (review 15x M13, the runtime's side).
 
-Each connector is resolved in its own task: a pass waits only for the connectors its program names (or for
-all of them when it uses ``codemode``: search, describe and snippets may reach any), so a server that hangs
-at start does not hold up the first cell of a notebook, and a later pass that names it waits and gets it.
+Each connector is resolved in its own task: a pass waits for the connectors its program names (or for all
+of them when it uses ``codemode``: search, describe and snippets may reach any) and for the others only a
+short grace after their start, so a server that hangs at start does not hold up the first cell of a
+notebook, and a later pass that names it waits and gets it.
 Counted with events, not timed.
 """
 
@@ -14,8 +15,15 @@ from typing import Any
 import pytest
 
 from codemode_kernel import CodemodeRuntime, InProcessExecutor, ToolSetConnector
+from codemode_kernel.catalog import CatalogResolver
 
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(autouse=True)
+def short_grace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pass that does not name a connector waits for it only this long after its start began."""
+    monkeypatch.setattr(CatalogResolver, "START_GRACE_SECONDS", 0.2)
 
 
 def plain() -> ToolSetConnector:
