@@ -30,7 +30,7 @@ lives and how the runtime is tuned. The file is looked up beside the notebook fi
     options = { path = "notes.json" }        # keyword arguments for a factory (optional)
     enabled = true                           # false skips the table
 
-    [connectors.time]
+    [connectors.clock]
     mcp = { command = "mcp-server-time", args = ["--local-timezone", "UTC"] }
 
     [connectors.petstore]
@@ -353,6 +353,13 @@ class _Loader:
                 self.problem(key, "is not a usable connector name: it must be a Python identifier that does "
                                   "not start with '_' and is not 'codemode'. Rename the table.")
                 continue
+            # A name that hides a module or builtin from cells is loaded, and said (review 15x M17): refusing it
+            # would break common tables such as [connectors.time] (mcp-server-time).
+            from codemode_kernel.executor.language import shadowed  # the sandbox's names: not at kernel start
+
+            if (hidden := shadowed(name)) is not None:
+                self.problem(key, f"is named like {hidden}: in cells, {name} is this connector and that is out of "
+                                  f"reach. Rename the table (e.g. [{self.prefix}connectors.{name}_api]) to keep both.")
             kinds_found = [k for k in _KINDS if k in spec]
             if len(kinds_found) != 1:
                 self.problem(key, _kind_problem(kinds_found, spec))

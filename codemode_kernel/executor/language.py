@@ -752,6 +752,21 @@ def _builtins() -> dict[str, Any]:
 BUILTINS = _builtins()
 
 
+def shadowed(name: str) -> str | None:
+    """What a connector called ``name`` would hide from a cell's code (a pre-imported module, a builtin,
+    the codemode API), in words; None when nothing (review 15x M17: the kernel's connect() refuses such a
+    name, a codemode.toml table with one is reported as a problem)."""
+    if name == "codemode":
+        return "the codemode API (codemode.search, describe, run)"
+    if name == "print":  # RestrictedPython's, not in the builtins table
+        return "the builtin print()"
+    if name in MODULES:
+        return f"the module {name} (pre-imported in every cell)"
+    if name in BUILTINS and not name.startswith("_"):
+        return f"the builtin {name}()" if callable(BUILTINS[name]) else f"the builtin {name}"
+    return None
+
+
 def guard_globals(print_collector: Any) -> dict[str, Any]:
     """The guard contract: every name RestrictedPython's rewritten code calls, plus builtins and modules.
 

@@ -59,19 +59,11 @@ NO_CONNECTORS_HINT = (
 
 
 def shadowed(name: str) -> str | None:
-    """What a connector called ``name`` would hide from a cell's code (a pre-imported module, a builtin,
-    the codemode API), in words; None when nothing (review 15x M17)."""
-    from codemode_kernel.executor.language import BUILTINS, MODULES
+    """What a connector called ``name`` would hide from a cell's code (:func:`executor.language.shadowed`,
+    imported when asked: the sandbox's modules are not the kernel's start-up)."""
+    from codemode_kernel.executor.language import shadowed as hidden_by
 
-    if name == "codemode":
-        return "the codemode API (codemode.search, describe, run)"
-    if name == "print":  # RestrictedPython's, not in the builtins table
-        return "the builtin print()"
-    if name in MODULES:
-        return f"the module {name} (pre-imported in every cell)"
-    if name in BUILTINS and not name.startswith("_"):
-        return f"the builtin {name}()" if callable(BUILTINS[name]) else f"the builtin {name}"
-    return None
+    return hidden_by(name)
 
 
 def unreadable_problem(config: CodemodeConfig) -> str | None:
