@@ -177,7 +177,7 @@ class CatalogResolver:
     """The catalog of a fixed set of connectors: resolved whole once, or kept without the ones that failed.
 
     Each connector is resolved in its own task. A caller that says what it ``needs`` (a pass: the
-    connectors its program names) waits for those, and for the others only until
+    connectors its program names) waits for those, and at the first resolution for the others only until
     :data:`START_GRACE_SECONDS` have passed since they began: a server that hangs at start keeps out of
     the passes that do not use it, the first cell of a notebook included, while one that fails at once is
     still reported by that cell; the kernel's warm-up (no ``needs``) waits for every one (review 15x,
@@ -259,8 +259,10 @@ class CatalogResolver:
                 self._retry_at = time.monotonic() + self.RETRY_SECONDS
             waited = [t for name, t in self._tasks.items() if needs is None or settled or needs(name)]
             others = [t for t in self._tasks.values() if t not in waited]
-            grace = max((self._started_at.get(name, 0.0) for name in self._tasks), default=0.0) \
-                + self.START_GRACE_SECONDS - loop.time()
+            # The grace is for the first resolution only (what the first cell reports); a later try of a
+            # connector that failed goes on in the background for the passes that do not name it.
+            grace = (max((self._started_at.get(name, 0.0) for name in self._tasks), default=0.0)
+                     + self.START_GRACE_SECONDS - loop.time()) if last is None else 0.0
         if waited:  # outside the lock: another pass that needs less does not wait for these
             await asyncio.wait(waited)
         if others and grace > 0:  # the others get what is left of their start's grace (START_GRACE_SECONDS)
