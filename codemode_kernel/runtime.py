@@ -152,8 +152,8 @@ from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_na
 from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
 from codemode_kernel.connectors.unavailable import (
-    GENERIC_REASON,
     named_in,
+    safe_reason,
     unavailable_hints,
     unavailable_note_for,
 )
@@ -573,7 +573,7 @@ class CodemodeRuntime:
                 catalog = await self.catalog(retry=True)  # a server that was down may be back (review 15 M9)
                 missing = sorted(set(row.connectors) - set(catalog.methods))
             if down := [name for name in missing if name in catalog.unavailable]:
-                why = "; ".join(f"{name!r} ({_why_unavailable(name, self._connectors)})" for name in down)
+                why = "; ".join(f"{name!r} ({safe_reason(self._connectors.get(name))})" for name in down)
                 return _refused(execution_id, "ConfigurationError", (
                     f"execution {execution_id!r} was started with connectors that are unavailable now: {why}. "
                     "Nothing was approved: approve again once they are back (%connectors shows their state)"))
@@ -1149,15 +1149,9 @@ _STOPPED = frozenset({"Timeout", "Interrupted", "WorkerCrashed", "LimitExceeded"
 #: The longest error type name the journal keeps (executions.error_type is 64 characters).
 _MAX_TYPE_CHARS = 64
 
-def _why_unavailable(connector: str, connectors: Mapping[str, Connector]) -> str:
-    """A configured connector's short, safe reason for being unavailable (its ``failure_summary``)."""
-    found = connectors.get(connector)
-    return ((found.failure_summary if found is not None else None) or GENERIC_REASON).strip().rstrip(".")
-
-
 def _not_reverted_unavailable(seq: int, connector: str, method: str, connectors: Mapping[str, Connector]) -> str:
     """A rollback's failure line for an applied call whose connector is configured but unavailable now."""
-    why = _why_unavailable(connector, connectors)
+    why = safe_reason(connectors.get(connector))
     return (f"#{seq} {connector}.{method}: not reverted: connector {connector!r} is unavailable now ({why}); "
             "the call stays applied: roll back again once the connector is back (%connectors shows its state)")
 

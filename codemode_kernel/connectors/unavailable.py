@@ -19,6 +19,13 @@ GENERIC_REASON = "its methods could not be listed"
 WHERE_TO_LOOK = "the notebook's author can see the details with %connectors"
 
 
+def safe_reason(connector: Connector | None) -> str:
+    """A connector's short, safe reason for being unavailable: its ``failure_summary`` (or a generic one),
+    without a closing full stop, as it is joined into sentences."""
+    summary = connector.failure_summary if connector is not None else None
+    return (summary or GENERIC_REASON).strip().rstrip(".")
+
+
 def unavailable_hints(connectors: Mapping[str, Connector], unavailable: Collection[str]) -> dict[str, str]:
     """The tool description's hint for each connector known to be unusable: one that failed (``unavailable``,
     with its ``failure_summary``) or whose command is not installed (known without starting it).
@@ -32,7 +39,7 @@ def unavailable_hints(connectors: Mapping[str, Connector], unavailable: Collecti
         missing = getattr(connector, "missing_command", None)
         reason = missing() if callable(missing) else None
         if reason is None and name in unavailable:
-            reason = (connector.failure_summary or GENERIC_REASON).strip().rstrip(".")
+            reason = safe_reason(connector)
         if reason:
             hints[name] = f"UNAVAILABLE: {reason}; its methods cannot be called (tell the person)."
     return hints
@@ -42,10 +49,7 @@ def unavailable_note(unavailable: Mapping[str, str], connectors: Mapping[str, Co
     """One sentence naming each unavailable connector with a short, safe reason (never ``unavailable``'s text)."""
     parts = []
     for name in sorted(unavailable):
-        connector = connectors.get(name)
-        summary = connector.failure_summary if connector is not None else None
-        # The parts are joined into one sentence: a summary's own full stop would end it early.
-        parts.append(f"connector {name!r} is unavailable: {(summary or GENERIC_REASON).strip().rstrip('.')}")
+        parts.append(f"connector {name!r} is unavailable: {safe_reason(connectors.get(name))}")
     return "Note: " + "; ".join(parts) + f"; {WHERE_TO_LOOK}." if parts else ""
 
 
