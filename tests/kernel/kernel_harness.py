@@ -108,6 +108,21 @@ def notes(folder: Path) -> list[str]:
         return [t for (t,) in c.execute("select text from notes order by id")]
 
 
+def plain_cells_until(kernel: Kernel, said: str, attempts: int = 240) -> list[str]:
+    """Run plain cells (``0``, ``1``, ...) until one's stderr holds ``said``; their stderr texts. The first cell
+    does not wait for a server it does not name (review 15x M13): a warm-up's note comes with the first cell
+    that runs once the failure is known."""
+    texts: list[str] = []
+    for n in range(attempts):
+        run = kernel.execute(str(n), timeout=120)
+        assert run.status == "ok", (run.error, run.stderr)
+        texts.append(run.stderr)
+        if said in run.stderr:
+            break
+        time.sleep(0.25)
+    return texts
+
+
 @dataclass
 class Run:
     """One execute request: its reply and the IOPub messages it caused."""

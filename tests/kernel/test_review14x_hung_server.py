@@ -16,13 +16,12 @@ is not a timed assertion: cells that do not use the connector must not each star
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.kernel.kernel_harness import Kernel, write_notebook_dir
+from tests.kernel.kernel_harness import Kernel, plain_cells_until, write_notebook_dir
 
 HANGS = """\
 import pathlib, sys, time
@@ -40,17 +39,7 @@ def started(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Kernel, 
     write_notebook_dir(folder, extra_toml=toml)
     (folder / "hangs.py").write_text(HANGS, encoding="utf-8")
     k = Kernel(folder)
-    errors = []
-    # Plain cells until the failure has been said (the first cell does not wait for a server it does not name,
-    # review 15x M13: the warm-up's note comes with the first cell that runs once the start has failed), then
-    # two more.
-    for n in range(240):
-        run = k.execute(str(n), timeout=120)
-        assert run.status == "ok", run.error
-        errors.append(run.stderr)
-        if "'stuck' is unavailable" in run.stderr:
-            break
-        time.sleep(0.25)
+    errors = plain_cells_until(k, "'stuck' is unavailable")  # then two more
     for code in ["'after 1'", "'after 2'"]:
         run = k.execute(code, timeout=120)
         assert run.status == "ok", run.error

@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
-from tests.kernel.kernel_harness import Kernel, write_notebook_dir
+from tests.kernel.kernel_harness import Kernel, plain_cells_until, write_notebook_dir
 
 HANGS = "import time\ntime.sleep(600)\n"
 
@@ -19,17 +18,8 @@ def test_the_first_cell_says_a_slow_connector_is_unavailable(tmp_path: Path) -> 
     write_notebook_dir(folder, extra_toml=toml)
     (folder / "hangs.py").write_text(HANGS, encoding="utf-8")
     kernel = Kernel(folder)
-    said: list[str] = []
     try:
-        # The first cell does not wait for a server it does not name (review 15x M13): the failure is said by
-        # the first cell that runs once it is known, and by no other.
-        for n in range(240):
-            run = kernel.execute(str(n), timeout=120)
-            assert run.status == "ok", run.stderr
-            said.append(run.stderr)
-            if "'stuck' is unavailable" in run.stderr:
-                break
-            time.sleep(0.25)
+        said = plain_cells_until(kernel, "'stuck' is unavailable")  # said by one cell, and by no other
         after = kernel.execute("'after'", timeout=120)
     finally:
         kernel.shutdown()
