@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import inspect
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -68,6 +68,9 @@ class Catalog:
                  unavailable: Mapping[str, str] | None = None, *, starting: frozenset[str] = frozenset()) -> None:
         self.methods = {k: dict(v) for k, v in methods.items()}
         self.connectors = {k: v for k, v in connectors.items() if k in self.methods}
+        # Every connector it was given, listed or not (one that failed, one still starting, one left out by
+        # only()): whose secrets a pass redacts from every answer (review 16, C1).
+        self.configured = dict(connectors)
         # Connectors whose tools() failed (an MCP server that did not start): left out, with the reason.
         self.unavailable = dict(unavailable or {})
         # Connectors whose tools() has not answered yet (CatalogResolver): left out of this catalog only.
@@ -150,6 +153,22 @@ class Catalog:
     def targets(self) -> dict[str, str]:
         """Each connector's fingerprint (:func:`codemode_kernel.targets.fingerprint`), as executions record it."""
         return {name: fingerprint(c) for name, c in self.connectors.items()}
+
+    def only(self, names: Collection[str]) -> Catalog:
+        """This catalog with the connectors ``names`` alone (self when it has no other).
+
+        A paused execution's later passes run over the connectors its first pass had (its recorded
+        ``connectors``), not over whatever the runtime that approves it has: a model's program approved in
+        the notebook's kernel does not reach the notebook's other connectors, and a connector that was down
+        when the execution started stays out of it, as it was then (review 16, C3 and H2). The secrets of
+        every configured connector are still redacted (``configured``).
+        """
+        kept = set(names)
+        if kept.issuperset(self.methods):
+            return self
+        return Catalog({k: v for k, v in self.methods.items() if k in kept}, self.configured,
+                       {k: v for k, v in self.unavailable.items() if k in kept},
+                       starting=frozenset(k for k in self.starting if k in kept))
 
     def namespaces(self) -> dict[str, list[str]]:
         """Each connector's method names, sorted: computed once (every pass hands them to the sandbox;

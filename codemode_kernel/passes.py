@@ -382,7 +382,7 @@ class PassHandler:
         every = self._every
         if every is None:
             found: set[str] = set()
-            for connector in self.catalog.connectors.values():
+            for connector in self.catalog.configured.values():  # a connector down or starting too (review 16, C1)
                 try:
                     found.update(s for s in connector.secrets() if isinstance(s, str) and s)
                 except Exception:  # a connector that cannot say keeps its own redaction only

@@ -600,7 +600,8 @@ class CodemodeRuntime:
             journal = j.pass_entries(execution_id)
             if seq is None:
                 seq = next((e.seq for e in journal.values() if e.state == "pending"), None)
-            return await self._pass(j, row, catalog, seq, on_output, journal)
+            # Over the connectors the execution started with, not all this runtime has (review 16, C3, H2).
+            return await self._pass(j, row, catalog.only(row.connectors), seq, on_output, journal)
 
     async def _pass(self, j: RuntimeJournal, row: ExecutionRow, catalog: Catalog, approved_seq: int | None,
                     on_output: OutputCallback | None, journal: dict[int, EntryRow] | None = None,

@@ -38,19 +38,29 @@ class SavedSnippet(SnippetLike, Protocol):
     def connectors(self) -> Sequence[str]: ...
 
 
+#: Indexes kept at once (a runtime's whole catalog, and the narrower ones of approved executions).
+_KEPT_INDEXES = 3
+
+
 class Discovery:
     """``search`` and ``describe`` for one runtime, with the ranking index cached."""
 
     def __init__(self, *, semantic: Embedder | Literal["default"] | None = "default") -> None:
         """``semantic``: the signal's embedder; by default the process's when the extra is installed and on."""
-        self._index: SearchIndex | None = None
-        self._keys: list[str] = []
+        # The last few indexes, newest first, with what each was built from: an approved pass of a model's
+        # execution searches its own connectors only (Catalog.only), and must not evict the notebook's index.
+        self._indexes: list[tuple[list[str], SearchIndex]] = []
         # "default" is looked up when the first index is built: numpy's import (~60 ms) is not a runtime start's.
         self._semantic = semantic
 
+    @property
+    def _index(self) -> SearchIndex | None:
+        """The index the last search used (None before the first, or after :meth:`invalidate`)."""
+        return self._indexes[0][1] if self._indexes else None
+
     def invalidate(self) -> None:
         """Forget the index (the catalog or the snippets changed)."""
-        self._index = None
+        self._indexes = []
 
     def search(self, catalog: Catalog, snippets: Sequence[SnippetLike], query: str, *, limit: Any = None,
                connector: str | None = None) -> SearchOutput:
@@ -63,14 +73,15 @@ class Discovery:
             return SearchOutput([], 0, False)
         by_name = {s.name: s for s in snippets}
         keys = index_keys(catalog, by_name)
-        if self._index is None or self._keys != keys:
-            self._index = build_index(catalog, by_name)
-            self._keys = keys
+        index = next((built for built_keys, built in self._indexes if built_keys == keys), None)
+        if index is None:
+            index = build_index(catalog, by_name)
             if self._semantic == "default":
                 self._semantic = default_embedder()
             if self._semantic is not None:
-                self._index.semantic = self._semantic.signal(self._index.docs)
-        return search_output(self._index, catalog, by_name, query, limit=clamp_limit(limit), connector=connector)
+                index.semantic = self._semantic.signal(index.docs)
+        self._indexes = [(keys, index), *((k, i) for k, i in self._indexes if i is not index)][:_KEPT_INDEXES]
+        return search_output(index, catalog, by_name, query, limit=clamp_limit(limit), connector=connector)
 
     def describe(self, catalog: Catalog, target: str, *, snippet: Callable[[str], SavedSnippet | None],
                  snippets: Callable[[], Sequence[SnippetLike]], page: Any = 1, full: Any = False) -> DescribeOutput:

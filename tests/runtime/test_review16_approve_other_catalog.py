@@ -1,4 +1,4 @@
-"""A model's program, approved where more connectors are configured, reaches connectors the model was never given (review 16).
+"""A model's program, approved where more connectors are configured, reaches connectors never given to it (review 16).
 
 A model's ``codemode`` tool (``runtime.tool()``, ``codemode mcp``) runs over the connectors of *its*
 runtime. Its execution records them (``row.connectors``) and their targets when it starts. The
@@ -53,7 +53,6 @@ def notes() -> ToolSetConnector:
     return ToolSetConnector([add_note], name="notes", requires_approval=["add_note"], target="review16 notes")
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: an approved pass runs over the approving runtime's whole catalog")
 async def test_an_approval_elsewhere_does_not_hand_the_model_another_connector(make_runtime: RuntimeFactory) -> None:
     reads: list[str] = []
 

@@ -34,7 +34,6 @@ def files(root: Path) -> ToolSetConnector:
     return ToolSetConnector([read_file], name="files", target=f"review16 files {root}")
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: an unavailable connector's secrets are not in the union redaction")
 async def test_the_credential_of_a_connector_that_did_not_start_is_redacted(
         make_runtime: RuntimeFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(TOKEN_ENV, TOKEN)
@@ -50,7 +49,6 @@ async def test_the_credential_of_a_connector_that_did_not_start_is_redacted(
     assert state is not None and TOKEN not in str(state.log[0].result), "the journal keeps the token"
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: an unavailable connector's secrets are not in the union redaction")
 async def test_the_credential_of_a_connector_that_did_not_start_is_redacted_from_printed_text(
         make_runtime: RuntimeFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same through print: the program prints what the files connector gave it."""
