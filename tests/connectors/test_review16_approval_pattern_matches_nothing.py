@@ -1,4 +1,4 @@
-"""An approval pattern that matches no tool is accepted silently, so the tool it was meant to guard runs unasked (review 16).
+"""An approval pattern that matches no tool is accepted silently: the tool it was to guard runs unasked (review 16).
 
 An MCP server's tools need no approval unless the table says so (``requires_approval``), and the names
 are the server's. Review 14x M14 made an ``include``/``exclude`` pattern that matches no operation fail

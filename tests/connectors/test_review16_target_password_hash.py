@@ -50,7 +50,7 @@ def test_an_argument_urls_password_does_not_enter_the_fingerprint() -> None:
     assert fingerprint(server("old-password-1")) == fingerprint(server("new-password-2"))
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: a url MCP server's credential query value is in the fast target hash")
+@pytest.mark.xfail(strict=True, reason="review 16: a url MCP server's credential query is in the fast target hash")
 def test_a_server_urls_credential_does_not_enter_the_fingerprint() -> None:
     """Hosted MCP servers are often given as a URL with the key in its query (``...?api_key=...``)."""
     def server(key: str) -> McpConnector:

@@ -64,7 +64,7 @@ def service() -> Iterator[tuple[str, list[dict[str, str]]]]:
         server.server_close()
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: a credential header read from another account's ${VAR} keeps the target")
+@pytest.mark.xfail(strict=True, reason="review 16: a credential header from another account's ${VAR} keeps the target")
 async def test_approve_with_another_accounts_token_variable_runs_nothing(
         make_runtime: RuntimeFactory, service: tuple[str, list[dict[str, str]]],
         monkeypatch: pytest.MonkeyPatch) -> None:
