@@ -405,6 +405,18 @@ the connectors' operations, 2,516 of the 2,968 methods tagged; the catalog itsel
 top-5 80.0 -> 79.5 %, MRR 0.656, dev MRR 0.509, validation unchanged; at 0.6 tuning MRR 0.656, nothing else moved; with
 the first sentence of each tag's description too (1.5) tuning 56.8 / 80.0 %, MRR 0.654, dev 40.6 / 67.7 %, MRR 0.506,
 validation MRR 0.428 -> 0.426: carrying tags through the catalog is not worth its change.
+Round 19 (s16d; kept: the semantic extra's gate, SURE_SHARE, see semantic.py), measured with
+benchmarks/discovery_sweep.py against tuning 57.4 / 80.0 %, MRR 0.657 (paraphrase top-5 68.7 %), held out 42.6 / 69.1
+%, dev 41.7 / 66.7 %, MRR 0.508, validation 34.4 / 59.4 %, MRR 0.428 (paraphrase top-5 42.3 %), and not kept (BM25F
+weights and normalisation): each field's weight one step either side (name 2.5 / 3.5, summary 1.5 / 2.5, path 0.8 /
+1.6, body 0.3 / 0.8, params 0.4 / 0.9, returns 0.3 / 0.9): none raises the tuning split and the dev set together;
+validation top-5 moves only at returns 0.3 (55.2 %) and 0.9 (60.4 %, MRR 0.430, but tuning 56.3 / 78.9 %); summary
+1.5 tuning 57.9 / 79.5 %, validation MRR 0.429; params 0.4 validation MRR 0.432, tuning 56.3 / 79.5 %, dev top-1
+40.6 %. The coverage's power (2) at 1 / 1.5 / 2.5 / 3 / 4 (1.5: tuning 56.3 / 80.0 %, dev 40.6 / 65.6 %; the others
+lower on every set but dev top-5 at 2.5-3, 67.7 %); K1 2.0 / 0.6 (tuning top-1 53.7 % at 0.6, held-out top-1 39.4 %
+at 2.0). Each field's length normalised by its connector's mean length rather than the catalog's (wholly, half, a
+quarter: tuning top-5 78.4-78.9 %, validation unchanged). The description's first sentence as a field of its own
+("lead", 0.3 / 0.6 / 1.0 / 1.5: tuning 56.3-56.8 / 79.5 %, validation top-5 57.3 % at 1.0 and 1.5).
 """
 
 from __future__ import annotations
@@ -766,14 +778,22 @@ class Fuser(Protocol):
         ...
 
     def fuse(self, query: str, lexical: Sequence[tuple[str, float]], connector: str | None,
-             limit: int) -> list[tuple[str, float]] | None:
-        """The best ``limit`` of the lexical ranking fused with the model's, or None (the lexical ranking stands)."""
+             limit: int, *, unsure: bool = False) -> list[tuple[str, float]] | None:
+        """The best ``limit`` of the lexical ranking fused with the model's, or None (the lexical ranking stands).
+
+        ``unsure``: the lexical first holds too little of the request (:data:`SURE_SHARE`) to be kept first as such.
+        """
         ...
 
 
 # How many of the lexical ranking's first results the semantic fusion reads (semantic.DEPTH, chosen with it by
 # benchmarks/discovery_fusion.py: 100 put one more dev request in the top 5 than 30 or 10).
 SEMANTIC_DEPTH = 100
+# s16d: the lexical first is kept first by the semantic fusion unless it holds at most this share of the request's
+# words in any spelling (SearchIndex.covered: a vocabulary gap, where the words alone say least); then the model
+# may move it (semantic.SURE_COSINE). Chosen with semantic.SURE_COSINE on the tuning split and the dev set
+# (benchmarks/discovery_views.py --gate; the numbers there and in semantic.py).
+SURE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -1282,6 +1302,7 @@ class SearchIndex:
         self.name_heads = [name[:2] for name in self.name_stems]
         self.action_kinds = set(self.actions)
         self.owner = [d.connector for d in self.docs]
+        self._position: dict[str, int] | None = None  # key -> document, for covered() (made on first use)
 
     def _own_scopes(self) -> list[tuple[tuple[str, ...], ...]]:
         """Each method's scopes, less those most of its connector's methods share (Twilio's
@@ -1390,7 +1411,8 @@ class SearchIndex:
         if semantic is None or not semantic.ready():
             return self.lexical_rank(query, connector=connector, limit=limit)
         ranked, total = self.lexical_rank(query, connector=connector, limit=max(limit, SEMANTIC_DEPTH))
-        fused = semantic.fuse(query, ranked, connector, limit)
+        unsure = bool(ranked) and self.share_held(query, ranked[0][0]) <= SURE_SHARE
+        fused = semantic.fuse(query, ranked, connector, limit, unsure=unsure)
         if fused is None:
             return ranked[:limit], total
         return [(key, round(score, 4)) for key, score in fused], max(total, len(fused))
@@ -1828,11 +1850,19 @@ class SearchIndex:
     def covered(self, query: str, key: str) -> tuple[list[str], list[str]]:
         """The request's words (stems) that ``key``'s document has in some spelling, and those it has not."""
         q, terms = self._query(query)
-        doc = next((d for d in self.docs if d.key == key), None)
-        have = ({t for ts in self._fields(doc, self.results[self.docs.index(doc)]).values() for t in ts}
-                if doc is not None else set())
+        if self._position is None:
+            self._position = {}
+            for i, d in enumerate(self.docs):
+                self._position.setdefault(d.key, i)
+        at = self._position.get(key)
+        have = {t for ts in self._fields_of[at].values() for t in ts} if at is not None else set()
         found = {src for t, _w, src in terms if t in have}
         return [w for i, w in enumerate(q) if i in found], [w for i, w in enumerate(q) if i not in found]
+
+    def share_held(self, query: str, key: str) -> float:
+        """The share of the request's words (stems) that ``key``'s document has in some spelling (1.0: no words)."""
+        have, lack = self.covered(query, key)
+        return len(have) / (len(have) + len(lack)) if have or lack else 1.0
 
     def _expand(self, q: list[str], nouns: Collection[int] = ()) -> list[tuple[str, float, int]]:
         """The lexicon's expansion of ``q`` (the words at ``nouns`` read as nouns), then learned associations of

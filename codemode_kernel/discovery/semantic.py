@@ -33,6 +33,27 @@ Decisions:
   in the top 5. The s12m blend (a = 0.6, still :func:`blend`) had dev 35.4 / 66.7 (top-1 / top-5). The model ranking
   the whole catalog rather than its best 100 changed no figure: the model alone ranks the dev set's methods
   12.5 / 34.4 %, so a method the words miss entirely is rarely the model's first either.
+- The lexical first is kept first unless it holds at most ``search.SURE_SHARE`` (0.5) of the request's words in any
+  spelling (``SearchIndex.share_held``: a vocabulary gap) and the model's best cosine among the candidates is at
+  least :data:`SURE_COSINE` (0.5); then the fused order stands (s16d). Chosen on the tuning split and the dev set
+  over shares 0.34 / 0.5, weights 0.2 / 0.5 (the model's RRF weight in that case) and cosines 0 / 0.4 / 0.5 / 0.6
+  (``benchmarks/discovery_views.py --gate``; the product's path with ``--product`` gives the same figures), the
+  validation set's aggregates as the gate. Top-1 / top-5 / MRR / paraphrase top-5, first always kept -> gated:
+  tuning split 57.4 / 80.0 / 0.669 / 67.5 % unchanged; dev 41.7 / 70.8 / 0.516 -> 42.7 / 70.8 / 0.523 (paraphrase
+  68.3 % unchanged); held-out third 43.6 / 74.5 / 0.569 -> 44.7 / 74.5 / 0.573; validation 34.4 / 58.3 / 0.452 /
+  40.4 % -> 36.5 / 58.3 / 0.465 / 40.4 %. Its cost: share_held 0.08-0.09 ms CPU p50 a search (0.15-0.20 ms p95; 380
+  tuning and dev requests, 4 rounds, load 5.5), paid only when the vectors are ready. Not kept: no cosine floor
+  (share 0.5, weight 0.2: validation 38.5 / 58.3 / 0.474, held-out third 46.8 / 74.5 / 0.584, but dev top-1 41.7 ->
+  37.5 %: the held-out sets gain where the sets tuned on lose, the lexical ranker's tuning showing), a weight of 0.5
+  (dev top-5 70.8 -> 62.5-69.8 %), shares of 0.67 and 0.8 (tuning top-1 57.4 -> 50.0-55.3 %, dev top-1 20.8-38.5 %).
+  Measured too and not kept (s16d, the same sets, fused as the product fuses): what the model reads of each method.
+  The connector, name words and summary (the product's) against that plus the description's first sentence (tuning
+  top-5 80.0 -> 80.5 %, dev 70.8 -> 69.8 %, validation unchanged 34.4 / 58.3 %, MRR 0.452 -> 0.451), plus the path's
+  words (dev 68.8 %, held-out third 74.5 -> 71.3 %), plus the parameter names (tuning top-5 78.4 %, validation 57.3
+  %), and the best cosine over several views, max-over-views (product and the description's first sentence: dev
+  65.6 %, validation MRR 0.455; product, summary alone and name with path words: dev 65.6 %, validation 0.451).
+  The model alone reads the dev set 12.5-18.8 / 30.2-35.4 % with any of these texts: its knowledge, not the text
+  it reads, is the limit.
 - A request is embedded on its own path (:meth:`MiniLM.embed_one`: features-first products in blocks that
   numpy's OpenBLAS runs on the calling thread, :data:`BLOCK_MACS`) and its vector kept for :data:`QUERY_CACHE`
   requests; the catalog's vectors are multiplied in blocks too. Not kept: embedding the request in a thread
@@ -99,6 +120,9 @@ DIMENSIONS = 384
 RRF_K = 40
 RRF_WEIGHT = 0.2
 DEPTH = 100  # how many of the lexical ranking's first results the fusion reads (search.SEMANTIC_DEPTH)
+# s16d: where the lexical first holds at most search.SURE_SHARE of the request's words, the model may move it when
+# its best cosine is at least this (a model that finds nothing close does not overrule the words).
+SURE_COSINE = 0.5
 # The s12m blend (:func:`blend`), no longer the product's: kept for the benchmarks' comparison.
 WEIGHT = 0.6
 POOL = 100
@@ -397,14 +421,15 @@ def document_text(doc: SearchDocument) -> str:
 
 def fuse(lexical: Sequence[tuple[str, float]], sims: Vectors, keys: Sequence[str], *, limit: int,
          candidates: Sequence[int] | npt.NDArray[np.int64] | None = None, k: float = RRF_K, weight: float = RRF_WEIGHT,
-         depth: int = DEPTH, position: dict[str, int] | None = None) -> list[tuple[str, float]]:
+         depth: int = DEPTH, position: dict[str, int] | None = None,
+         keep_first: bool = True) -> list[tuple[str, float]]:
     """The lexical ranking fused with the model's ranking of the whole catalog, best ``limit`` first.
 
     Weighted reciprocal rank fusion: a document scores 1 / (k + its lexical rank) over the lexical ranking's first
     ``depth``, plus ``weight`` / (k + its rank by cosine) over every document the search may return
     (``candidates``: one connector's; all by default), so a document the words miss is still ranked; the lexical
-    ranking's first stays first. Ties keep the lexical order, then the model's. Each score is shown over the
-    best's (the first reads 1.0).
+    ranking's first stays first (unless ``keep_first`` is false). Ties keep the lexical order, then the model's.
+    Each score is shown over the best's (a kept first reads 1.0).
     """
     n = len(keys)
     pick = np.arange(n) if candidates is None else np.asarray(candidates, dtype=np.int64)
@@ -433,11 +458,11 @@ def fuse(lexical: Sequence[tuple[str, float]], sims: Vectors, keys: Sequence[str
     floor = score[top].min()
     top = np.union1d(top, by_model[score[by_model] >= floor])
     ranked = [int(i) for i in top[np.lexsort((tie[top], -score[top]))]]
-    if first is not None:
+    if first is not None and keep_first:
         ranked = [first, *(i for i in ranked if i != first)]
     ranked = ranked[:limit]
     best = max(float(score[ranked].max()), 1e-12)
-    return [(keys[i], 1.0 if i == first else float(score[i]) / best) for i in ranked]
+    return [(keys[i], 1.0 if i == first and keep_first else float(score[i]) / best) for i in ranked]
 
 
 def blend(lexical: Sequence[tuple[str, float]], sims: Vectors, keys: Sequence[str], *,
@@ -680,16 +705,26 @@ class Signal:
         return found
 
     def fuse(self, query: str, lexical: Sequence[tuple[str, float]], connector: str | None,
-             limit: int) -> list[tuple[str, float]] | None:
-        """The fused ranking (:func:`fuse`), or None (the lexical one stands) without the vectors or the model."""
+             limit: int, *, unsure: bool = False) -> list[tuple[str, float]] | None:
+        """The fused ranking (:func:`fuse`), or None (the lexical one stands) without the vectors or the model.
+
+        ``unsure`` (the lexical first holds little of the request, search.SURE_SHARE): the lexical first is not kept
+        first when the model's best cosine among the candidates is at least :data:`SURE_COSINE`.
+        """
         matrix = self.vectors.matrix
         if matrix is None:
             return None
         q = self.embedder.query(query)
         if q is None:
             return None
-        return fuse(lexical, _blocked(matrix, q[:, None])[:, 0], self.vectors.keys, limit=limit,
-                    candidates=self._candidates(connector), position=self._position())
+        sims = _blocked(matrix, q[:, None])[:, 0]
+        candidates = self._candidates(connector)
+        keep_first = True
+        if unsure:
+            among = sims if candidates is None else sims[candidates]
+            keep_first = not (len(among) and float(among.max()) >= SURE_COSINE)
+        return fuse(lexical, sims, self.vectors.keys, limit=limit, candidates=candidates,
+                    position=self._position(), keep_first=keep_first)
 
     def rerank(self, query: str, lexical: Sequence[tuple[str, float]], connector: str | None) -> \
             list[tuple[str, float]] | None:
