@@ -180,6 +180,9 @@ def product(docs: Sequence[search.SearchDocument], sets: dict[str, list[dict[str
         row = [figures(intents, [[k for k, _ in index.rank(i["q"], limit=bench.TOP)[0]] for i in intents])
                for intents in sets.values()]
         print(f"{label:<28}" + "".join(f" | {f:<22}" for f in row), flush=True)
+        given = [figures(intents, [[k for k, _ in index.rank(i["q"], connector=i["connector"], limit=bench.TOP)[0]]
+                                   for i in intents]) for intents in sets.values()]
+        print(f"{'  connector= given':<28}" + "".join(f" | {f:<22}" for f in given), flush=True)
     search.SURE_SHARE = shares
 
 
