@@ -33,6 +33,7 @@ from codemode_kernel import codec
 from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_names
 from codemode_kernel.connector_threads import ArgumentsRefused, check_schema, decoded_arguments, invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
+from codemode_kernel.connectors.secrets import Redactor, every_secret
 from codemode_kernel.connectors.toolset import ToolSetConnector
 from codemode_kernel.connectors.unavailable import unavailable_hints, unavailable_note_for
 from codemode_kernel.discovery.service import Discovery
@@ -216,6 +217,7 @@ class _PlainPass:
         self.run_id = run_id
         self.seq = 0
         self.failure: SandboxError | None = None
+        self._every: Redactor | None = None
 
     def fail(self, type_name: str, message: str) -> dict[str, Any]:
         if self.failure is None:
@@ -283,11 +285,21 @@ class _PlainPass:
         try:
             result = await invoke(method.tool.execute, args, ctx)
         except Exception as exc:
-            return {"raise": {"type": type(exc).__name__, "message": str(exc)}}
+            return {"raise": {"type": type(exc).__name__, "message": self._secrets().text(str(exc))}}
         try:
-            return {"value": codec.encode(result, f"the result of {method.path}")}
+            encoded = codec.encode(result, f"the result of {method.path}")
         except codec.EncodeError as exc:
             return self.fail("CodecError", str(exc))
+        if scrub := self._secrets():  # the encoded form: plain data, no cycle, every text in reach
+            encoded = scrub.value(encoded)
+        return {"value": encoded}
+
+    def _secrets(self) -> Redactor:
+        """Every configured connector's secrets, read at the pass's first call: a connector's answer is
+        redacted of the others' too, as in a journaled pass (review 15 H7, review 16 C2)."""
+        if self._every is None:
+            self._every = every_secret(self.catalog.configured.values())
+        return self._every
 
 
 async def _maybe_await(value: Any) -> Any:

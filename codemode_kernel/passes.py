@@ -143,7 +143,7 @@ from codemode_kernel.connector_threads import (
     shared,
 )
 from codemode_kernel.connectors.base import ExecutionContext
-from codemode_kernel.connectors.secrets import Redactor, redactor
+from codemode_kernel.connectors.secrets import Redactor, every_secret
 from codemode_kernel.errors import (
     CallNotRun,
     ConnectorThreadsExhausted,
@@ -380,14 +380,8 @@ class PassHandler:
 
     def _secrets(self) -> Redactor:
         every = self._every
-        if every is None:
-            found: set[str] = set()
-            for connector in self.catalog.configured.values():  # a connector down or starting too (review 16, C1)
-                try:
-                    found.update(s for s in connector.secrets() if isinstance(s, str) and s)
-                except Exception:  # a connector that cannot say keeps its own redaction only
-                    log.warning("connector %s: its secrets could not be read", connector.name, exc_info=True)
-            every = self._every = redactor(found)
+        if every is None:  # a connector down or starting too (review 16, C1)
+            every = self._every = every_secret(self.catalog.configured.values())
         return every
 
     async def __call__(self, message: dict[str, Any]) -> Reply:

@@ -33,6 +33,7 @@ import base64
 import functools
 import inspect
 import json
+import logging
 import os
 import re
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
@@ -40,8 +41,10 @@ from dataclasses import replace
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
-from codemode_kernel.connectors.base import Tool
+from codemode_kernel.connectors.base import Connector, Tool
 from codemode_kernel.errors import ConfigurationError, ConnectorError, OutcomeUnknown
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -333,6 +336,20 @@ def _cached(secrets: frozenset[str]) -> Redactor:
 def redactor(secrets: Iterable[str]) -> Redactor:
     """A (cached) :class:`Redactor` for these secrets."""
     return _cached(frozenset(s for s in secrets if isinstance(s, str)))
+
+
+def every_secret(connectors: Iterable[Connector]) -> Redactor:
+    """One redactor for the secrets of all ``connectors`` (every configured one, listed or not): each
+    connector redacts its own, and a host redacts any connector's answer of the others' with this (review
+    15 H7; 16 C2: the journaled pass and the journal-less code tool alike). A connector whose
+    ``secrets()`` raises keeps its own redaction only."""
+    found: set[str] = set()
+    for connector in connectors:
+        try:
+            found.update(s for s in connector.secrets() if isinstance(s, str) and s)
+        except Exception:
+            log.warning("connector %s: its secrets could not be read", connector.name, exc_info=True)
+    return redactor(found)
 
 
 def redacting(t: Tool, secrets: SecretsFn) -> Tool:

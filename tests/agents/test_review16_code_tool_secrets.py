@@ -58,7 +58,6 @@ def tools(tmp_path: Path) -> list[Any]:
     return [pets, files(tmp_path)]
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: the code tool redacts a connector's answer of its own secrets only")
 @pytest.mark.parametrize("code", ["files.read_file(path='.env')", "print(files.read_file(path='.env'))"])
 async def test_another_connectors_credential_is_redacted(executor: Any, tmp_path: Path, code: str,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
@@ -73,7 +72,6 @@ async def test_another_connectors_credential_is_redacted(executor: Any, tmp_path
     assert TOKEN not in str(out), out
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: the code tool redacts a connector's error of its own secrets only")
 async def test_another_connectors_credential_is_redacted_from_an_error(executor: Any, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(TOKEN_ENV, TOKEN)
