@@ -191,7 +191,11 @@ class McpConnector(Connector):
                 chosen["url"] = t.url
             return f"mcp {t.url}" + secret_part("with", chosen)
         if t.command is not None:  # the environment often names the server's data or account
-            return (f"mcp {json.dumps([t.command, *t.args])} in {t.cwd or os.getcwd()}"  # where it runs, too
+            # `command = "python"` is this process's interpreter, whose path differs between doors (the kernel's
+            # .venv/bin/python, the codemode script's .venv/bin/python3.11): named by its environment instead, so
+            # a pause made in one door is approved in another (review 16x, H1).
+            command = f"(the Python of {sys.prefix})" if t.command == sys.executable else t.command
+            return (f"mcp {json.dumps([command, *t.args])} in {t.cwd or os.getcwd()}"  # where it runs, too
                     + secret_part("env", t.env or {}))
         return None  # an in-process server object: this very object
 

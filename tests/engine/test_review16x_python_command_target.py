@@ -53,8 +53,6 @@ def _interpreters() -> tuple[str, str]:
     return same[0], same[-1]
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: an MCP command 'python' is recorded as sys.executable, which "
-                                       "differs between doors, so approving from another door is refused")
 def test_a_pause_made_under_one_interpreter_name_is_approved_under_another(tmp_path: Path,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "codemode.toml").write_text(TOML)
