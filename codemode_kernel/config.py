@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from codemode_kernel.catalog import RESERVED_NAMES
 from codemode_kernel.connectors.base import Connector
 from codemode_kernel.connectors.policy import ConnectorPolicy, WithPolicy
 from codemode_kernel.errors import ConfigurationError
@@ -349,9 +350,11 @@ class _Loader:
                 continue
             if spec.get("enabled", True) is False:
                 continue
-            if not name.isidentifier() or name.startswith("_") or name == "codemode":
+            if not name.isidentifier() or name.startswith("_") or name in RESERVED_NAMES:
+                # Refused here, alone: the catalog would refuse the whole set for it (review 16x, H2).
                 self.problem(key, "is not a usable connector name: it must be a Python identifier that does "
-                                  "not start with '_' and is not 'codemode'. Rename the table.")
+                                  "not start with '_' and is not one of Code Mode's own globals (codemode, input, "
+                                  "print, printed). Rename the table; the other tables are loaded.")
                 continue
             # A name that hides a module or builtin from cells is loaded, and said (review 15x M17): refusing it
             # would break common tables such as [connectors.time] (mcp-server-time).

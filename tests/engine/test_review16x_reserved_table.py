@@ -29,8 +29,6 @@ def make():
 
 
 @pytest.mark.parametrize("reserved", ["print", "input", "printed"])
-@pytest.mark.xfail(strict=True, reason="review 16x: a table named like a reserved global (print, input, printed) "
-                                       "leaves the runtime with no connector at all")
 def test_a_reserved_table_name_costs_only_that_table(reserved: str, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "team_mod.py").write_text(TEAM)
