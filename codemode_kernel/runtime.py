@@ -500,6 +500,8 @@ class CodemodeRuntime:
                            f"is {codec.MAX_VALUE_CHARS:,}. Delete large variables or keep them elsewhere.")
         connectors = sorted(catalog.methods)
         options: dict[str, Any] = {"capture_variables": capture_variables, "targets": catalog.targets}
+        if tools := targets.tool_digests(catalog.connectors):  # what an approval or a revert would send
+            options["tools"] = tools
         if via_tool:
             options["via_tool"] = True
         try:
@@ -584,6 +586,11 @@ class CodemodeRuntime:
             moved = targets.changed(row.options.get("targets"), catalog.targets, row.connectors)
             if moved:  # another backend has the name now (review 13, M4)
                 return _refused(execution_id, "ConfigurationError", targets.refusal(execution_id, "approve", moved))
+            if redefined := targets.tools_changed(row.options.get("tools"), catalog.connectors, lambda: [
+                    (e.connector, e.method) for e in j.entries(execution_id) if e.state == "pending"
+                    and seq in (None, e.seq)]):  # the server defines the pending call's tool otherwise now
+                return _refused(execution_id, "ConfigurationError",
+                                targets.tool_refusal(execution_id, "approve", redefined))
             # The claim also starts the next pass (one statement, issue 12), and with ``seq`` holds only
             # while that call is the pending one (the same statement: JournalStore.transition).
             if not j.transition(execution_id, ["paused"], "running", pending_seq=seq, passes=row.passes + 1):
@@ -896,6 +903,9 @@ class CodemodeRuntime:
             moved = targets.changed(row.options.get("targets"), catalog.targets, touched)
             if moved:  # another backend has the name now: revert nothing there, nor elsewhere (review 13, M4)
                 raise ConfigurationError(targets.refusal(execution_id, "roll back", moved))
+            if redefined := targets.tools_changed(row.options.get("tools"), catalog.connectors, lambda: [
+                    (e.connector, e.method) for e in journal if reverts[e.seq] is not None], reverts=True):
+                raise ConfigurationError(targets.tool_refusal(execution_id, "roll back", redefined))
             # Reverted by an earlier rollback that stopped before recording the status (a crash).
             earlier = any(e.state == "reverted" for e in journal) and row.status != "rolled_back"
             for e in reversed(journal):

@@ -21,7 +21,7 @@ import json
 import os
 import re
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from codemode_kernel.connectors.base import Connector
@@ -84,11 +84,16 @@ def without_password(text: str) -> str:
 _URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*):[^/\s@]*@")
 
 
-def fingerprint(connector: Connector) -> str:
-    """The fingerprint an execution records for ``connector``: its target's hash, or this object's token."""
+def _inner(connector: Connector) -> Connector:
     inner = connector
     while (wrapped := getattr(inner, "inner", None)) is not None and isinstance(wrapped, Connector):
         inner = wrapped  # a configuration's policy wrapper acts on what it wraps
+    return inner
+
+
+def fingerprint(connector: Connector) -> str:
+    """The fingerprint an execution records for ``connector``: its target's hash, or this object's token."""
+    inner = _inner(connector)
     target = connector.target if connector.target is not None else inner.target
     if isinstance(target, str) and target:
         return _NAMED + hashlib.sha256(target.encode("utf-8", "surrogatepass")).hexdigest()[:32]
@@ -148,3 +153,82 @@ def refusal(execution_id: str, verb: str, changed: Sequence[tuple[str, str]]) ->
     if verb == "approve":
         text += f" Or reject the execution, which ends it without running the call: runtime.reject({execution_id!r})."
     return text
+
+
+# -- tool definitions ------------------------------------------------------------------------------
+#
+# A target says where a connector acts, not what its tools are: an MCP server lists them at every start, and an
+# upgraded server (or one pointed at other data) may give a method another input schema, or its name to another
+# tool. An execution records, beside its targets, the definition digest of each method an approval or a rollback
+# may send (McpConnector.method_digests / recorded_methods: the methods that need approval and the reverts'
+# tools), keyed "connector.method" (a flat map of strings, which the journal keeps as JSON text once per value).
+# Per method rather than one digest of all tools: a change to a tool the approval does not send refuses nothing.
+# Rejected: one digest of the whole tool list in the target (as OpenAPI's routes#): any tool added, removed or
+# edited would refuse every paused execution on that server.
+
+
+def tool_digests(connectors: Mapping[str, Connector]) -> dict[str, str]:
+    """``{"connector.method": digest}`` of the methods whose definition an execution records (see above)."""
+    out: dict[str, str] = {}
+    for name, connector in connectors.items():
+        inner = _inner(connector)
+        digests = getattr(inner, "method_digests", None)
+        if not digests:
+            continue
+        for method in getattr(inner, "recorded_methods", ()):
+            digest = digests.get(method)
+            if isinstance(digest, str):
+                out[f"{name}.{method}"] = digest
+    return out
+
+
+def tools_changed(recorded: Any, connectors: Mapping[str, Connector], calls: Callable[[], Iterable[tuple[str, str]]],
+                  *, reverts: bool = False) -> list[str]:
+    """``"connector.method"`` of the tools among ``calls()`` (``(connector, method)`` pairs; with ``reverts``, the
+    tools their reverts call) whose definition is not the one ``recorded`` (an execution's ``tools`` option).
+
+    ``calls`` is asked only when a recorded definition changed at all (it may read the journal). An execution
+    recorded before definitions were (no ``tools``), or a method it has no digest of, is not refused: nothing
+    known changed. A recorded method the server no longer lists counts as changed."""
+    if not isinstance(recorded, Mapping) or not recorded:
+        return []
+    now: dict[str, str] = {}
+    for name, connector in connectors.items():
+        digests = getattr(_inner(connector), "method_digests", None)
+        if isinstance(digests, Mapping):
+            now.update((f"{name}.{method}", d) for method, d in digests.items())
+    if all(now.get(key) == then for key, then in recorded.items()):
+        return []
+    out: set[str] = set()
+    for name, called in calls():
+        sent: Any = called
+        if reverts:
+            owner = connectors.get(name)
+            to = getattr(_inner(owner), "revert_methods", None) if owner is not None else None
+            sent = to.get(called) if isinstance(to, Mapping) else None
+            if not isinstance(sent, str):
+                continue  # a revert function: what it calls is not known here
+        key = f"{name}.{sent}"
+        then = recorded.get(key)
+        if isinstance(then, str) and now.get(key) != then:
+            out.add(key)
+    return sorted(out)
+
+
+def tool_refusal(execution_id: str, verb: str, tools: Sequence[str]) -> str:
+    """Why ``verb`` (``roll back``, ``approve``) refused: the server defines ``tools`` otherwise now."""
+    several = len(tools) > 1
+    shown = ", ".join(tools)
+    which = "which its MCP server defines" if not several else "which their servers define"
+    what = (f"would send {shown}" if verb == "approve" else f"would revert its calls with {shown}")
+    nothing = "nothing was rolled back" if verb == "roll back" else "nothing was approved"
+    again = "roll it back" if verb == "roll back" else "approve it"
+    shown_as = ("the call was shown for the tool as it was" if verb == "approve"
+                else "the revert was configured for the tool as it was")
+    text = (f"Execution {execution_id!r} {what}, {which} otherwise now than when the execution ran (another input "
+            f"schema, or the name stands for another of its tools), so {nothing}: {shown_as}. Put the server back "
+            f"as it was (its version, or what it is pointed at){RELOADED}{again}")
+    if verb == "approve":
+        return text + (f". Or reject the execution, which ends it without running the call, and run the program "
+                       f"again: runtime.reject({execution_id!r}).")
+    return text + ", or undo the calls by hand."

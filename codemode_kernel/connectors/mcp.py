@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import math
@@ -181,6 +182,12 @@ class McpConnector(Connector):
         )
         self._connection = _Connection(self._target, self.connect_timeout)
         self._server_tool_names: dict[str, str] = {}
+        #: Each method's definition digest (the tool it stands for, its input schema), from the last listing.
+        self.method_digests: dict[str, str] = {}
+        #: The methods an execution records the digest of: those that need approval, and the reverts' tools.
+        self.recorded_methods: frozenset[str] = frozenset()
+        #: Each method with a configured revert mapping: the method that mapping calls.
+        self.revert_methods: dict[str, str] = {}
 
     @property  # from where the server is: a command line, or a URL
     def target(self) -> str | None:  # type: ignore[override]
@@ -360,6 +367,7 @@ class McpConnector(Connector):
         known = {t.name: ident for ident, t in by_ident.items()} | {ident: ident for ident in by_ident}
         self.policy.check(known, where, schemas={ident: t.input_schema for ident, t in by_ident.items()})
         self._server_tool_names = {ident: t.name for ident, t in by_ident.items()}
+        self._note_definitions(by_ident, known)
         # The server may know the secrets it was given: what it says about its tools is redacted too.
         clean = redactor(self.secrets())
         out: dict[str, Tool] = {}
@@ -378,6 +386,23 @@ class McpConnector(Connector):
                 revert=revert,
             ), self.secrets)
         return out
+
+    def _note_definitions(self, by_ident: Mapping[str, mcp_types.Tool], known: Mapping[str, str]) -> None:
+        """Keep what an approval or a rollback must find unchanged (``targets.tool_digests``): a digest of each
+        method's definition (the server's tool name it stands for and its input schema; a description, a title
+        or an output schema may change without changing what is sent where), and which methods an execution
+        records: those that need approval (what an approval sends) and the reverts' tools (what a rollback
+        sends). Another tool that changed is not this one: it refuses nothing."""
+        reverts: dict[str, str] = {}
+        for ident, t in by_ident.items():
+            spec = next((self.policy.reverts[n] for n in (t.name, ident) if n in self.policy.reverts), None)
+            if isinstance(spec, RevertMapping):
+                reverts[ident] = known[spec.method]
+        sent = {i for i, t in by_ident.items()
+                if self.policy.requires_approval([t.name, i], self._annotation_default(t))}
+        self.revert_methods = reverts
+        self.method_digests = {i: _definition_digest(t) for i, t in by_ident.items()}
+        self.recorded_methods = frozenset(sent | set(reverts.values()))
 
     def _annotation_default(self, t: mcp_types.Tool) -> bool:
         if not self.approval_from_annotations or t.annotations is None:
@@ -962,6 +987,13 @@ def _content_dict(c: Any) -> dict[str, Any]:
         return item
     dumped = c.model_dump(mode="json", exclude_none=True) if hasattr(c, "model_dump") else {"type": "unknown"}
     return dict(dumped) if isinstance(dumped, dict) else {"type": "unknown"}
+
+
+def _definition_digest(t: mcp_types.Tool) -> str:
+    """The server's name of a tool and its input schema, hashed (16 hex digits: the digest guards against a
+    server that changed, not against one forging a collision; a hostile server does what it likes anyway)."""
+    text = json.dumps([t.name, t.input_schema], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _description(t: mcp_types.Tool) -> str:
