@@ -68,9 +68,12 @@ def build_runtime(config: CodemodeConfig, *, store_url: str, fallback_store_url:
     connectors: dict[str, Connector] = {c.name: c for c in config.connectors}
     connectors.update(host_connectors or {})
     executor = build_executor(config.executor, config.label, problems)
+    # A table's hint describes that table's connector: one connected by hand in its place is another.
+    hints = {name: hint for name, hint in config.hints.items() if name not in (host_connectors or {})}
+
     def make(members: list[Connector], url: str) -> CodemodeRuntime:
         return CodemodeRuntime(members, store=url, executor=executor, name=config.runtime_name,
-                               max_executions=config.max_executions, connector_hints=config.hints)
+                               max_executions=config.max_executions, connector_hints=hints)
 
     try:
         runtime = make(list(connectors.values()), store_url)

@@ -349,7 +349,7 @@ async def _connectors(m: Magics, v: dict[str, Any], sink: Sink) -> None:
         names = sorted(methods)
         listed = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
         rows.append([name, kinds.get(name, "python"), listed, ", ".join(approval) or "—",
-                     session.config.hints.get(name, "")])
+                     "" if name in session.host_connectors else session.config.hints.get(name, "")])
     problems = [str(p) for p in session.config.problems] + session.runtime_problems
     problems += [f"connector {n!r} is unavailable: {sentence(reason)}"
                  for n, reason in sorted(catalog.unavailable.items())]
