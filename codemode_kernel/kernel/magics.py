@@ -66,6 +66,37 @@ IPYTHON_HABITS = {
              "there from a terminal, then %reload).",
     "history": "%executions lists this notebook's cells as executions; %journal ID shows one.",
 }
+# More habits (s16o): what does the work of IPython's timing, plotting, extension, folder, file and shell magics.
+_TIMING = ("Code Mode has no %time or %timeit: time part of a cell with time.perf_counter() (pre-imported), e.g. "
+           "t = time.perf_counter(); ...; print(time.perf_counter() - t). A cell that waited for an approval ran "
+           "again from the top, its earlier calls replayed.")
+_PLOTS = ("Code Mode cells cannot draw plots (the sandbox has no matplotlib): make the data in a cell (its names "
+          "are carried), then plot it in a %%host cell, trusted Python in the kernel, with matplotlib if the "
+          "kernel's environment has it (session.variables['rows'] is the carried name rows there).")
+_RELOADING = ("Code Mode has no IPython extensions: %reload reads codemode.toml again and reloads the connectors' "
+              "modules (after you edit one).")
+_ENVIRONMENT = ("Code Mode cells cannot see environment variables: use os.environ in a %%host cell (trusted Python "
+                "in the kernel); a connector's ${VAR} settings are read when it starts (%reload after a change).")
+_FOLDERS = ("Code Mode cells have no files or folders (the sandbox reads none): a %%host cell (trusted Python in "
+            "the kernel) can use os and pathlib; codemode.toml is read from the notebook's folder.")
+_FILES = ("Code Mode cells run the cell's own code and read no files: paste the program into a cell, run a file "
+          "from a terminal with codemode run FILE, or read and write files in a %%host cell (trusted Python in "
+          "the kernel), e.g. open('notes.txt', 'w').write(text).")
+_CAPTURE = ("A Code Mode cell's output is shown as it comes: keep what you need in a variable instead (it is "
+            "carried to later cells), or end the cell with it to show it as the cell's result.")
+_SHELL = ("Shell commands do not run in Code Mode cells (the sandbox starts no processes): run them in a %%host "
+          "cell (trusted Python in the kernel, e.g. subprocess.run([...])) or in a terminal.")
+IPYTHON_HABITS.update(
+    {name: _TIMING for name in ("time", "timeit")}
+    | {"matplotlib": _PLOTS, "pylab": _PLOTS}
+    | {name: _RELOADING for name in ("load_ext", "reload_ext", "unload_ext", "autoreload", "aimport")}
+    | {name: _ENVIRONMENT for name in ("env", "set_env")}
+    | {name: _FOLDERS for name in ("cd", "pwd", "ls", "pushd", "popd", "dhist", "bookmark")}
+    | {name: _FILES for name in ("run", "load", "writefile", "save", "edit", "pycat")}
+    | {"capture": _CAPTURE}
+    | {name: _SHELL for name in ("bash", "sh", "script", "system", "sx")}
+    | {"lsmagic": "%help lists the magics Code Mode has."}
+)
 
 
 def classify(source: str) -> Cell:
@@ -82,8 +113,9 @@ def classify(source: str) -> Cell:
         first, _, body = stripped.partition("\n")
         if first.split()[0] == "%%host":
             return Cell("host", body)
+        habit = IPYTHON_HABITS.get(first.split()[0][2:])
         return Cell("invalid", f"Unknown cell magic {first.split()[0]!r}; the only cell magic is %%host "
-                               "(trusted host Python). %help lists the line magics.")
+                               f"(trusted host Python).{' ' + habit if habit else ''} %help lists the line magics.")
     lines = [ln.strip() for ln in stripped.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     if not lines:
         return Cell("code", source)
