@@ -31,8 +31,8 @@ from datetime import timedelta
 from typing import Any
 
 from codemode_kernel.commands import door_text
+from codemode_kernel.connector_traces import ConnectorTraces
 from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError
-from codemode_kernel.kernel.connector_traces import ConnectorTraces
 from codemode_kernel.kernel.display import (
     error_parts,
     error_traceback,
