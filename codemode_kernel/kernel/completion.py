@@ -250,29 +250,49 @@ def token_at(code: str, cursor_pos: int) -> str:
 
 
 def inspect_local(token: str, names: Names) -> str | None:
-    """Text about ``token`` when it is not a connector (those go to ``describe()``)."""
+    """Text about ``token`` when it is not a connector (those go to ``describe()``): a carried name, the
+    ``codemode`` API, a pre-imported module or one of its names, a builtin; None for anything else.
+
+    The one answer of both questions a person asks in a notebook: Shift-Tab (the kernel's inspect) and
+    ``name?`` alone in a cell (``Magics.help_target``, shown in the pager); s16o merged the two texts.
+    """
     head, _, attr = token.partition(".")
+    if head in names.connectors:
+        return None
+    if head in names.variables and not attr:
+        from codemode_kernel.kernel.display import plain_text
+
+        value = names.variables[head]
+        text = plain_text(value)
+        if len(text) > _VALUE_CHARS:
+            text = text[:_VALUE_CHARS] + f"… ({len(text):,} characters; %vars lists the carried names)"
+        return (f"{head}: {type(value).__name__}, carried from an earlier cell (names are carried over from cell "
+                f"to cell; %vars lists them)\n\n{text}")
     if head == "codemode":
         if not attr:
-            return "codemode: the Code Mode SDK\n\n" + "\n".join(
+            return "codemode: the Code Mode SDK every cell has\n\n" + "\n".join(
                 f"{CODEMODE_SIGNATURES[n]}\n    {CODEMODE_SDK[n]}" for n in sorted(CODEMODE_SDK))
         if attr in CODEMODE_SDK:
             return f"{CODEMODE_SIGNATURES[attr]}\n\n{CODEMODE_SDK[attr]}"
-        return None
-    if head in names.variables and not attr:
-        value = names.variables[head]
-        from codemode_kernel.kernel.display import plain_text
-
-        return f"{head}: {type(value).__name__} (carried over from an earlier cell)\n\n{plain_text(value)}"
+        if attr.startswith("_"):
+            return None
+        return (f"codemode has no {attr!r}: its API is {', '.join(f'codemode.{n}' for n in sorted(CODEMODE_SDK))}. "
+                "Ask codemode.X? for one of them.")
     target: Any = None
     if head in MODULES:
         target = MODULES[head]
         for part in attr.split(".") if attr else []:
-            if part.startswith("_") or not hasattr(target, part):
+            if part.startswith("_"):
                 return None
-            target = getattr(target, part)
+            try:
+                target = getattr(target, part)
+            except AttributeError as exc:  # a module's view names what is left out, and why
+                return f"{token}: {exc}"
+        note = (f"{token}: Python's own {'name' if attr else 'module'} (pre-imported in every cell; see Python's "
+                "documentation). `?` describes connectors, methods and snippets (%search QUERY finds them).")
     elif head in BUILTINS and not attr and not head.startswith("_"):
         target = BUILTINS[head]
+        note = f"{token}: a Python builtin, as every cell has it."
     else:
         return None
     try:
@@ -280,4 +300,8 @@ def inspect_local(token: str, names: Names) -> str | None:
     except (TypeError, ValueError):
         signature = ""
     doc = inspect.getdoc(target) or ""
-    return f"{token}{signature}\n\n{doc}".strip()
+    return f"{token}{signature}\n\n{doc}".strip() + "\n\n" + note
+
+
+#: A carried value's text shown by inspect and ``name?`` (the rest is cut, saying how long it was).
+_VALUE_CHARS = 2_000

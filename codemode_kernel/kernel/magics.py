@@ -306,34 +306,12 @@ class Magics:
 
 
     def _local_help(self, target: str) -> str | None:
-        """``name?`` of what a cell has besides connectors and snippets, in words; None for the rest."""
-        import inspect
+        """``name?`` of what a cell has besides connectors and snippets, as Shift-Tab says it; None for the rest."""
+        from codemode_kernel.kernel.completion import Names, inspect_local
 
-        from codemode_kernel.executor.language import MODULES
-        from codemode_kernel.executor.sandbox import CODEMODE_USAGE, CodemodeApi
-
-        head, _, attr = target.partition(".")
-        if head in self.session.runtime.connectors:
-            return None
-        if not attr and head in self.session.variables:
-            value = self.session.variables[head]
-            return (f"{head}: {type(value).__name__}, carried from an earlier cell (%vars lists them)\n"
-                    f"{_short(plain_text(value), 400)}")
-        if head == "codemode":
-            fn = getattr(CodemodeApi, attr, None) if attr and not attr.startswith("_") else None
-            if fn is None or not callable(fn):
-                public = [n for n in vars(CodemodeApi) if not n.startswith("_")]
-                return (f"codemode: the API every cell has: {', '.join(f'codemode.{n}' for n in public)}. "
-                        "Ask codemode.X? for one of them.")
-            usages = [u if u.endswith(")") else u + ")" for u in re.split(r"\)(?:, | and )", CODEMODE_USAGE)]
-            usage = next((u for u in usages if u.startswith(f"{attr}(")), None)
-            line = f"codemode.{usage}" if usage else f"codemode.{attr}{inspect.signature(fn)}".replace("(self, ", "(")
-            return f"{line}\n\n{inspect.getdoc(fn) or ''}"
-        if head in MODULES:
-            return (f"{target}: Python's own {'module' if not attr else 'name'} {target} (pre-imported in every "
-                    "cell; see Python's documentation). `?` describes connectors, methods and snippets "
-                    "(%search QUERY finds them).")
-        return None
+        names = Names(connectors={name: {} for name in self.session.runtime.connectors},
+                      variables=self.session.variables)
+        return inspect_local(target, names)
 
 
 def _fail(sink: Sink, ename: str, evalue: str) -> CellOutcome:
