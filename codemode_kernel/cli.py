@@ -502,6 +502,8 @@ def _no_executions(rt: CodemodeRuntime, place: Place | None) -> str:
 
 
 async def _show(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    if v.get("page", 1) != 1 or v.get("all"):  # the options %journal pages a long journal with (commands.py)
+        raise UsageError("codemode show prints every call; --page and --all are for %journal in a notebook.")
     state = await rt.execution(v["execution"])
     if state is None:
         raise CodemodeError(f"no execution {v['execution']!r}")  # escaped where it is printed, in main()

@@ -23,6 +23,7 @@ from codemode_kernel.commands import Command, door_text, find_magic, magic_group
 from codemode_kernel.errors import CodemodeError, UsageError
 from codemode_kernel.journal_files import shown_store
 from codemode_kernel.kernel.display import (
+    MAX_TABLE_ROWS,
     cell_text,
     code_bundle,
     error_parts,
@@ -32,7 +33,10 @@ from codemode_kernel.kernel.display import (
     plain_text,
     result_bundle,
     table_bundle,
+    table_html,
+    text_table,
 )
+from codemode_kernel.kernel.markup import bundle
 from codemode_kernel.kernel.notebook_runtime import NO_CONNECTORS_HINT
 from codemode_kernel.kernel.output import CellOutcome, RecordingSink, Sink, Tee
 from codemode_kernel.kernel.session import NotebookSession
@@ -421,12 +425,41 @@ async def _journal(m: Magics, v: dict[str, Any], sink: Sink) -> None:
         head.append(f"Error: {state.error}")
     sink.stream("\n".join(head) + "\n")
     sink.display(code_bundle(state.code))
+    log = state.log
+    pages = max(1, -(-len(log) // MAX_TABLE_ROWS))
+    page = 1 if v["all"] else v["page"]
+    if page > pages:
+        raise UsageError(f"Execution {state.id} has {_calls(len(log))}: {_pages(pages)} of {MAX_TABLE_ROWS}, so there "
+                         f"is no page {page}. %journal {state.id} --page {pages} shows the last.")
+    first = 0 if v["all"] else (page - 1) * MAX_TABLE_ROWS
+    shown = log if v["all"] else log[first:first + MAX_TABLE_ROWS]
     rows = [[e.seq, e.path if e.connector != STEP_CONNECTOR else f"step {e.method!r}", cell_text(e.args),
-             e.error or cell_text(e.result), e.state, e.pass_number] for e in state.log]
-    sink.display(table_bundle(["seq", "call", "args", "result", "state", "pass"], rows,
-                              empty="No connector calls or steps."))
+             e.error or cell_text(e.result), e.state, e.pass_number] for e in shown]
+    columns = ["seq", "call", "args", "result", "state", "pass"]
+    if v["all"] and len(rows) > MAX_TABLE_ROWS:  # table_bundle cuts at MAX_TABLE_ROWS
+        sink.display(bundle(text_table(columns, rows, limit=len(rows)), table_html(columns, rows, limit=len(rows))))
+    else:
+        sink.display(table_bundle(columns, rows, empty="No connector calls or steps."))
+    if not v["all"] and pages > 1:
+        sink.stream(_journal_more(state.id, first, len(rows), len(log), page, pages) + "\n")
     if state.status in ("completed", "rolled_back") and state.result is not None:
         sink.display(result_bundle(state.result))
+
+
+def _calls(n: int) -> str:
+    return f"{n:,} call{'s' if n != 1 else ''}"
+
+
+def _pages(n: int) -> str:
+    return f"{n:,} page{'s' if n != 1 else ''}"
+
+
+def _journal_more(eid: str, first: int, shown: int, total: int, page: int, pages: int) -> str:
+    """The line under a page of a long journal: which calls it showed and how to see the others."""
+    where = f"Calls {first + 1:,}-{first + shown:,} of {total:,} (page {page} of {pages})."
+    if page < pages:
+        return f"{where} %journal {eid} --page {page + 1} shows the next {MAX_TABLE_ROWS}; --all shows every call."
+    return f"{where} %journal {eid} --page 1 shows the first; --all shows every call."
 
 
 async def _pending(m: Magics, v: dict[str, Any], sink: Sink) -> None:
