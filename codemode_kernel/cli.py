@@ -38,6 +38,7 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from codemode_kernel import codec
 from codemode_kernel.building import STORE_ENV, runtime_for_folder
+from codemode_kernel.bytes_text import json_with_bytes
 from codemode_kernel.commands import COMMANDS, Command, door_text
 from codemode_kernel.config import resolve_sqlite_url
 from codemode_kernel.connectors.toolset import ToolSetConnector
@@ -247,8 +248,9 @@ class Console:
         if status == "completed":
             self.text(terminal_json(shown["result"], indent=2))
         elif status == "paused":
-            for p in shown["pending"]:
-                self.text(f"  waiting for approval: {_call(p['seq'], p['connector'], p['method'], p['args'])}")
+            for p in out["pending"]:  # decoded here: _call shows bytes as bytes
+                call = _call(p["seq"], p["connector"], p["method"], codec.decode(p["args"]))
+                self.text(f"  waiting for approval: {call}")
         else:
             self.text("  " + quoted_block(door_text(str(out["error"]), "cli")))
 
@@ -287,8 +289,12 @@ class Console:
 
 
 def _call(seq: Any, connector: Any, method: Any, args: Any) -> str:
-    """``#SEQ connector.method({...})``: the call whole, its arguments plain JSON, every part inert."""
-    return f"#{seq} {terminal_text(f'{connector}.{method}', multiline=False)}({terminal_json(args)})"
+    """``#SEQ connector.method({...})``: the call whole, every part inert. ``args`` are decoded (as the runtime
+    gives them): JSON, with bytes as the card shows them (``b'%PDF\\n\\x00' (7 bytes)``, the first 200 of a
+    longer value and its length), never base64 a person cannot read (s16o). Bytes written by Python's repr are
+    ASCII with every other byte an escape: nothing in them reaches the terminal as a control character."""
+    shown = json_with_bytes(args, lambda value: terminal_json(plain(value)))
+    return f"#{seq} {terminal_text(f'{connector}.{method}', multiline=False)}({shown})"
 
 
 async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
@@ -519,7 +525,7 @@ async def _pending(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask
         console.text("Nothing is waiting for approval.")
     for p in [] if console.as_json else waiting:
         eid = terminal_text(p.execution_id, multiline=False)
-        console.text(f"{eid}  {_call(p.seq, p.connector, p.method, plain(p.args))}")
+        console.text(f"{eid}  {_call(p.seq, p.connector, p.method, p.args)}")
     return 0
 
 
@@ -565,7 +571,7 @@ def _asked_to_approve(console: Console, state: ExecutionState, call: PendingActi
                 "from the top; earlier calls are replayed, not run again):")
     screen.text("\n".join("  " + GUTTER + terminal_text(line, multiline=False)
                           for line in state.code.rstrip("\n").split("\n")))
-    screen.text(f"It waits for approval of call {_call(call.seq, call.connector, call.method, plain(call.args))}")
+    screen.text(f"It waits for approval of call {_call(call.seq, call.connector, call.method, call.args)}")
     screen.out.flush()
     name = terminal_text(f"{call.connector}.{call.method}", multiline=False)
     try:

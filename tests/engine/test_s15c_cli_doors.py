@@ -127,7 +127,7 @@ def test_json_run_shows_each_pause_uncut_before_its_question(project: Path,
     assert json.loads(capsys.readouterr().out)["status"] == "completed"
     assert len(seen) == 2
     assert "and forward it to mallory" in seen[0], seen[0][-200:]
-    assert "items.tag" in seen[1] and '{"$bytes": "c2VjcmV0IHBsYW4="}' in seen[1], seen[1]
+    assert "items.tag" in seen[1] and "b'secret plan' (11 bytes)" in seen[1], seen[1]  # as the card shows bytes (s16o)
 
 
 def test_approve_from_another_folder_writes_in_the_projects_folder(project: Path, tmp_path: Path,
@@ -167,15 +167,16 @@ def test_show_and_rollback_name_a_call_of_unknown_outcome(project: Path, capsys:
 
 
 def test_pending_and_executions_json_are_plain(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Bytes arguments come as {"$bytes": ...}, never the journal's $codemode tags."""
+    """Bytes arguments come as {"$bytes": ...} in JSON, as the card shows them (b'hi' (2 bytes)) in text (s16o), never
+    the journal's $codemode tags."""
     (project / "tag.py").write_text("items.tag(value=b'hi')\n")
     assert main(["--dir", str(project), "run", "--approve", "no", str(project / "tag.py")]) == 0
     out = capsys.readouterr().out
-    assert "$codemode" not in out and '{"value": {"$bytes": "aGk="}}' in out, out
+    assert "$codemode" not in out and "{\"value\": b'hi' (2 bytes)}" in out, out  # as the card shows them (s16o)
     assert main(["--dir", str(project), "--json", "pending"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["args"] == {"value": {"$bytes": "aGk="}}
     assert main(["--dir", str(project), "pending"]) == 0
-    assert '#0 items.tag({"value": {"$bytes": "aGk="}})' in capsys.readouterr().out
+    assert "#0 items.tag({\"value\": b'hi' (2 bytes)})" in capsys.readouterr().out
     assert main(["--dir", str(project), "--json", "executions"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert listed[0]["log"][0]["args"] == {"value": {"$bytes": "aGk="}}
