@@ -229,6 +229,8 @@ class Console:
         self.as_json = as_json
         self.out = out if out is not None else sys.stdout
         self.place = place
+        #: The configuration's problems, in this door's words (also written on stderr as the command starts).
+        self.problems: list[str] = []
 
     def data(self, value: Any) -> None:
         """``value``, already plain JSON (:func:`plain`, :func:`plain_record`, :func:`plain_outcome`)."""
@@ -382,7 +384,8 @@ async def _command(args: argparse.Namespace, command: Command, values: dict[str,
         # An explicit --store that cannot open is an error, not another journal in its place (review 14x, M13).
         built = runtime_for_folder(folder, store=store, notebook=notebook, strict_store=args.store is not None)
         rt = built.runtime
-        for p in built.problems:
+        console.problems = [door_text(p, "cli") for p in built.problems]
+        for p in console.problems:
             sys.stderr.write(f"configuration: {quoted_block(p)}\n")
         own = rt.store.sqlite_path
         console.place = Place(folder, notebook, notebook is None and own is not None
@@ -728,22 +731,27 @@ async def _describe(rt: CodemodeRuntime, console: Console, v: dict[str, Any], as
 
 
 async def _connectors(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
-    """The connectors, their methods and those that need approval, and why any is unavailable (as %connectors)."""
+    """The connectors, their methods and those that need approval, and why any is unavailable (as %connectors).
+
+    ``--json``: ``{"connectors", "unavailable", "problems", "journal"}``; ``problems`` holds the configuration's
+    problems (a table it refused is in neither of the first two: review 16x, M2)."""
     catalog = await rt.catalog()
     usable = {name: {"methods": sorted(methods),
                      "requires_approval": sorted(n for n, m in methods.items() if m.tool.requires_approval)}
               for name, methods in sorted(catalog.methods.items())}
     unavailable = {name: sentence(why) for name, why in sorted(catalog.unavailable.items())}
     if console.as_json:
-        console.data({"connectors": usable, "unavailable": unavailable, "journal": rt.store.where})
+        console.data({"connectors": usable, "unavailable": unavailable, "problems": console.problems,
+                      "journal": rt.store.where})
         return 0
     for name, about in usable.items():
         methods = about["methods"]
         listed = ", ".join(methods[:12]) + (f", ... ({len(methods)} in all)" if len(methods) > 12 else "")
         needs = ", ".join(about["requires_approval"]) or "none"
         console.text(terminal_text(f"{name}: {listed} (needs approval: {needs})", multiline=False))
-    if not usable and not unavailable:
-        console.text("No connectors: add a [connectors.NAME] table to codemode.toml.")
+    if not usable and not unavailable:  # a file that failed to parse (or tables refused) is not "no tables" (16x M5)
+        console.text("No connector loaded: see the configuration's problems above (configuration: ...)."
+                     if console.problems else "No connectors: add a [connectors.NAME] table to codemode.toml.")
     for name, why in unavailable.items():
         console.text(quoted_block(f"{name}: unavailable: {why}", indent=""))
     console.text(f"journal: {terminal_text(rt.store.where, multiline=False)}")

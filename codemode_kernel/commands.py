@@ -333,6 +333,10 @@ _SUFFIX = re.compile(r"(?<![\w.])\.([A-Za-z_]\w*)")
 _RELOADED = re.compile(r", load it again and ")
 _REJECT_CALL = re.compile(r"runtime\.reject\('([0-9A-Za-z]{1,64})'\)")
 _RELOAD_WORDS: Mapping[Door, str] = {"magic": ", run %reload and ", "cli": " and "}  # codemode reads it afresh
+#: A configuration problem's closing words (config.py, building.py), written for a notebook (review 16x, M5):
+#: each ``codemode`` command reads codemode.toml afresh, so a terminal runs the command again.
+_RUN_RELOAD = re.compile(r"(,? then|,? and) run %reload\.")
+_RELOAD_IN_NOTEBOOK = re.compile(r" \(then %reload in a notebook\)")
 
 
 def door_text(text: str, door: Door, *, path: str | None = None) -> str:
@@ -345,6 +349,8 @@ def door_text(text: str, door: Door, *, path: str | None = None) -> str:
     text = _LIST_EXECUTIONS.sub(f"List them with {words['executions']}.", text)
     if door == "cli":
         text = _WHERE_TO_LOOK.sub("`codemode connectors` shows why", text)
+        text = _RUN_RELOAD.sub(r"\1 run the command again.", text)
+        text = _RELOAD_IN_NOTEBOOK.sub("", text)
     text = _BOTH_DOORS.sub(lambda m: f"(`{m.group(2)}`)" if door == "cli" else f"({m.group(1)})", text)
     text = _SEARCH_CALL.sub(words["search"], text)
     text = _RELOADED.sub(_RELOAD_WORDS[door], text)

@@ -30,8 +30,6 @@ def make():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: the CLI tells a terminal user to run %reload, then says "
-                                       "there are no tables")
 def test_an_invalid_toml_is_told_in_the_terminals_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "codemode.toml").write_text(BROKEN)
     main(["--dir", str(tmp_path), "connectors"], ask=lambda q: "n")

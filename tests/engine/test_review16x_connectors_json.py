@@ -20,7 +20,6 @@ TOML = ('[executor]\nkind = "inprocess"\n\n[connectors.pets]\nopenapi = "missing
         'base_url = "http://127.0.0.1:9"\n')
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: --json connectors omits a table with a configuration problem")
 def test_json_connectors_names_a_table_the_configuration_refused(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "codemode.toml").write_text(TOML)
