@@ -1,4 +1,4 @@
-"""Review 16x: ``len?`` fails where ``json.dumps?`` is answered.
+"""Review 16x: ``len?`` failed where ``json.dumps?`` was answered (fixed by adc9eb0, s16o's one inspect path).
 
 Review 15x L11 taught ``name?`` carried names, the ``codemode`` API and the pre-imported modules
 (``json.dumps?`` -> "Python's own name json.dumps (pre-imported in every cell; see Python's documentation)").
@@ -14,7 +14,6 @@ from tests.kernel.kernel_harness import Kernel
 
 
 @pytest.mark.parametrize("name", ["len", "sorted"])
-@pytest.mark.xfail(strict=True, reason="review 16x: name? of a builtin fails the cell ('nothing named')")
 def test_a_builtin_question_is_answered(name: str, shared_kernel: Kernel) -> None:
     msg_id = shared_kernel.kc.execute(f"{name}?")
     reply = shared_kernel.shell_reply(msg_id)
