@@ -40,7 +40,8 @@ from codemode_kernel import codec
 from codemode_kernel.building import STORE_ENV, runtime_for_folder
 from codemode_kernel.bytes_text import json_with_bytes
 from codemode_kernel.commands import COMMANDS, Command, door_text
-from codemode_kernel.config import resolve_sqlite_url
+from codemode_kernel.config import find_config, resolve_sqlite_url
+from codemode_kernel.connector_traces import ConnectorTraces
 from codemode_kernel.connectors.toolset import ToolSetConnector
 from codemode_kernel.connectors.unavailable import named_in
 from codemode_kernel.errors import (
@@ -300,7 +301,7 @@ def _call(seq: Any, connector: Any, method: Any, args: Any) -> str:
 
 
 async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
-                    ask: Callable[[str], str]) -> int:
+                    ask: Callable[[str], str], traces: ConnectorTraces | None = None) -> int:
     printed = ProgramOutput(console.out)
     # An approval runs the program again from the top: what the earlier pass printed is not printed
     # again, only what comes after it (as in the kernel; review 14x, noticed).
@@ -344,6 +345,12 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
             return 1
         out = {"execution_id": eid, "status": "paused", "pending": [p.to_dict() for p in waiting]}
     console.outcome(out)
+    if traces is not None and out["status"] == "error":
+        # Where the author's own connector code raised, for the author at this terminal: never in the
+        # program's error or the journal, and on stderr, so --json's stdout stays one document (16x M6).
+        where = traces.shown_for(eid, str(out.get("error_type") or ""), str(out["error"]))
+        if where:
+            sys.stderr.write("codemode: " + quoted_block(where.rstrip("\n")) + "\n")
     return 0 if out["status"] == "completed" else 1
 
 
@@ -469,7 +476,15 @@ def _approve_hint(args: argparse.Namespace, folder: Path | None = None) -> str:
 
 async def _run(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
     code = sys.stdin.read() if v["file"] == "-" else Path(v["file"]).read_text(encoding="utf-8")
-    rc = await _run_file(rt, console, code, v["approve"], ask)
+    # The frames of the author's files (the folder's python connectors), as the kernel shows them.
+    folder = console.place.folder if console.place is not None else Path.cwd()
+    source = find_config(folder)  # the configuration's folder, where its modules live (maybe a parent)
+    traces = ConnectorTraces(lambda: (folder, *((source.parent,) if source is not None else ())))
+    traces.start()
+    try:
+        rc = await _run_file(rt, console, code, v["approve"], ask, traces)
+    finally:
+        traces.close()
     # The runtime's note names an unavailable connector with a short reason meant for a model; the
     # person at this terminal is the configuration's author and is told the whole reason (review 15x M14).
     for name, why in sorted((await rt.catalog()).unavailable.items()):

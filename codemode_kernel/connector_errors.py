@@ -7,7 +7,7 @@ the line all the same (review 15x M7). So the pass hands each exception it turns
 program's error to the listeners registered here, with the execution and call it belongs to;
 the kernel keeps the frames in the author's own files and shows them on the cell's stderr.
 
-No listener, nothing kept: the code tool, the CLI and ``codemode mcp`` register none.
+No listener, nothing kept: the code tool and ``codemode mcp`` register none (``codemode run`` does).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Where the author's own connector code raised, shown on the cell's stderr (review 15x M7).
+"""Where the author's own connector code raised, shown on the cell's stderr (review 15x M7) or the terminal's.
 
 The program (often a model) gets a connector's exception as ``<Type>: <connector.method>:
 <message>`` and nothing more, and so does the journal. The notebook's author wrote the
@@ -8,6 +8,9 @@ author's own files (not the host's, not installed packages) and, when the cell f
 error, writes them on the cell's stderr under the error. Nothing is kept for an exception
 with no frame in the author's files (an MCP server's answer, an OpenAPI error, the host's own
 refusals), so nothing is shown for those.
+
+``codemode run`` (the same author, prototyping in a terminal) writes them on stderr under the
+outcome (review 16x M6); so the module lives beside :mod:`.connector_errors`, with no Jupyter in it.
 """
 
 from __future__ import annotations
@@ -49,10 +52,12 @@ class Trace:
 class ConnectorTraces:
     """The frames in the author's connector files of each failed call, by execution, until shown."""
 
-    def __init__(self, folders: Callable[[], Iterable[Path]], python_connectors: Callable[[], Iterable[str]]) -> None:
+    def __init__(self, folders: Callable[[], Iterable[Path]],
+                 python_connectors: Callable[[], Iterable[str]] | None = None) -> None:
         #: The folders the author's modules live in (the notebook's, the configuration's).
         self._folders = folders
-        #: The names of the connectors that are ``python`` tables (code the author owns).
+        #: The names of the connectors that are ``python`` tables (code the author owns); ``None``: any
+        #: connector, and only the frames in ``folders`` (outside installed code) decide.
         self._python = python_connectors
         self._kept: OrderedDict[str, list[Trace]] = OrderedDict()
         self._lock = threading.Lock()
@@ -81,7 +86,7 @@ class ConnectorTraces:
 
     def _raised(self, execution_id: str, seq: int, path: str, exc: BaseException) -> None:
         connector = path.split(".", 1)[0]
-        if connector not in set(self._python()):
+        if self._python is not None and connector not in set(self._python()):
             return
         original = getattr(exc, "original", None)  # a contained BaseException (connector_threads)
         source = original if isinstance(original, BaseException) else exc

@@ -40,8 +40,6 @@ def test_an_invalid_toml_is_told_in_the_terminals_words(tmp_path: Path, capsys: 
     assert "add a [connectors.NAME] table" not in both, both
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: codemode run shows no file or line for an exception in the "
-                                       "author's connector code")
 def test_codemode_run_shows_where_the_connector_code_raised(tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "codemode.toml").write_text(BROKEN.replace('"notes\n', '"notes"\n'))
