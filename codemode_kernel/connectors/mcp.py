@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hashlib
 import json
 import logging
@@ -77,6 +78,7 @@ _MAX_PAGES = 1000
 #: fills the host's memory; ``McpConnector.max_line_bytes`` changes it for one connector.
 MAX_LINE_BYTES = 16 * codec.MAX_VALUE_CHARS
 _STDIO_EXIT_WAIT = 2.0  # seconds a stdio server has to exit once its stdin closes, and again after SIGTERM
+_GUARD = str(Path(__file__).with_name("stdio_guard.py"))  # the stdio servers' launcher, run as a script
 _CONFIG_KEYS = ("mcp", "requires_approval", "no_approval", "approval_from_annotations", "reverts", "timeout",
                 "connect_timeout", "hint", "instructions", "max_response_bytes")
 _MCP_KEYS = ("command", "args", "env", "cwd", "url", "headers")
@@ -769,11 +771,44 @@ async def _stdio(params: StdioServerParameters, errlog: TextIO, connection: _Con
     and says why in ``connection.lost_reason``. It also counts the ``tools/call`` requests written to
     the server's stdin, so a call lost before its request was written is known not to have been sent.
     The server runs in its own process group and is stopped as the SDK does: stdin closed, then
-    SIGTERM to the group, then SIGKILL.
+    SIGTERM to the group, then SIGKILL. It is started through :mod:`stdio_guard`, which ends that group
+    when this process dies without stopping it (a SIGKILL, a crash): the read end of a pipe only this
+    process writes to is its watch.
     """
-    process = await anyio.open_process(
-        [params.command, *params.args], env=get_default_environment() | (params.env or {}), stderr=errlog,
-        cwd=params.cwd, start_new_session=True)
+    env = get_default_environment() | (params.env or {})
+    _check_program(params.command, env, params.cwd)  # as the spawn would have said it, before the launcher runs
+    watch, held = os.pipe()  # both close-on-exec: the launcher gets ``watch`` alone (pass_fds)
+    try:
+        process = await anyio.open_process(
+            [sys.executable, "-I", "-S", _GUARD, str(watch), "1" if "LC_CTYPE" in env else "0", params.command,
+             *params.args], env=env, stderr=errlog, cwd=params.cwd, start_new_session=True, pass_fds=(watch,))
+    except BaseException:
+        os.close(held)
+        raise
+    finally:
+        os.close(watch)
+    try:
+        async with _serving(process, connection) as streams:
+            yield streams
+    finally:
+        os.close(held)  # after the stop: the launcher's watchdog would otherwise end the group itself
+
+
+def _check_program(command: str, env: Mapping[str, str], cwd: str | Path | None) -> None:
+    """Raise the ``OSError`` starting ``command`` would (not found, not executable): the launcher execs it later."""
+    if os.sep in command:
+        path: str | None = os.path.join(cwd or "", command)  # a relative path is run from ``cwd``
+    else:
+        path = shutil.which(command, path=env.get("PATH", os.defpath))
+    if path is None or not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
+    if os.path.isdir(path) or not os.access(path, os.X_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), command)
+
+
+@contextlib.asynccontextmanager
+async def _serving(process: Any, connection: _Connection) -> AsyncIterator[tuple[Any, Any]]:
+    """The streams of a started stdio server (see :func:`_stdio`); the server is stopped on the way out."""
     to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_server, outgoing = anyio.create_memory_object_stream[SessionMessage](0)
     assert process.stdout is not None and process.stdin is not None
