@@ -232,6 +232,11 @@ class CatalogResolver:
         return self._catalog
 
     @property
+    def in_flight(self) -> list[str]:
+        """The connectors whose start (or retry) is still running, sorted."""
+        return sorted(name for name, task in self._tasks.items() if not task.done())
+
+    @property
     def whole(self) -> Catalog | None:
         """The catalog once every connector resolved (kept for good), else None (:meth:`get` resolves)."""
         catalog = self._catalog

@@ -191,6 +191,12 @@ from codemode_kernel.wording import sentence
 log = logging.getLogger(__name__)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
+
+def _needs_none(_name: str) -> bool:
+    """A pass's ``needs`` that names no connector (CodemodeRuntime.catalog(waiting=False))."""
+    return False
+
+
 TransformResult = Callable[[Any], Any]
 _TERMINAL = sorted(TERMINAL_STATUSES)  # the retention prune's statuses, as the store takes them
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -399,6 +405,8 @@ class CodemodeRuntime:
         self._catalogs = CatalogResolver(self._connectors, resolved=Catalog.resolve_sync(self._connectors),
                                          on_resolve=self._discovery.invalidate)
         self._active: set[str] = set()
+        # Passes waiting for connectors still starting, before they begin: interrupt() ends the wait (16x H3).
+        self._waiting: set[asyncio.Future[Catalog]] = set()
         self._last_end = float("-inf")  # time.monotonic() when the last pass ended (BACK_TO_BACK)
         self._closed = False
         self._disposed = False  # the store is closed: nothing more is written
@@ -418,15 +426,27 @@ class CodemodeRuntime:
     def connectors(self) -> dict[str, Connector]:
         return dict(self._connectors)
 
-    async def catalog(self, *, retry: bool = False) -> Catalog:
+    async def catalog(self, *, retry: bool = False, waiting: bool = True) -> Catalog:
         """The resolved methods of every connector (async ``tools()`` are awaited once).
 
         A connector whose ``tools()`` fails is left out of that catalog (its reason is in
         ``catalog.unavailable``) and asked again a minute later (``CatalogResolver.RETRY_SECONDS``),
         at once for a program that names it, or now with ``retry=True``: a server that was down
         comes back without restarting anything, and one that hangs does not slow every pass.
+        ``waiting=False``: do not wait for connectors still starting past the start's grace
+        (``CatalogResolver.START_GRACE_SECONDS``); they are in ``catalog.starting``.
         """
-        return await self._catalogs.get(force=retry)
+        return await self._catalogs.get(force=retry, needs=None if waiting else _needs_none)
+
+    def starting_for(self, code: str) -> list[str]:
+        """The connectors still starting that a pass of ``code`` would wait for (its program names them, or
+        uses ``codemode``, which may reach any): a door may say so before the wait (review 16x, M8)."""
+        if self._catalogs.whole is not None:
+            return []
+        starting = self._catalogs.in_flight
+        if not starting or named_in(code, "codemode"):
+            return starting
+        return [name for name in starting if named_in(code, name)]
 
     # -- executing ---------------------------------------------------------------------------
 
@@ -453,11 +473,18 @@ class CodemodeRuntime:
         if catalog is None:
             # A connector that failed is asked again now if this program names it, and one still starting is
             # waited for only then; a program that uses codemode (search, describe, snippets) waits for all.
+            waited_for = self.starting_for(code)
             try:
-                catalog = await self._catalogs.get(needs=lambda name: named_in(code, name),
-                                                   settled=named_in(code, "codemode"))
+                resolved = await self._interruptible(self._catalogs.get(needs=lambda name: named_in(code, name),
+                                                                        settled=named_in(code, "codemode")))
             except ConfigurationError as exc:
                 return _error_output(execution_id, "ConfigurationError", str(exc))
+            if resolved is None:  # the stop button, while connectors it names were still starting (16x H3)
+                names = ", ".join(repr(n) for n in waited_for) or "its connectors"
+                return _error_output(execution_id, "Interrupted", (
+                    f"interrupted while waiting for {names} to start; the program did not run and nothing was "
+                    "recorded. The start goes on: run the program again to wait for it again."))
+            catalog = resolved
         if len(code) > codec.MAX_VALUE_CHARS:  # refused before anything is recorded (issue 14, defect 4)
             return _error_output(execution_id, "ValueTooLarge", (
                 f"the code is {len(code):,} characters; the limit is {codec.MAX_VALUE_CHARS:,}. Pass large data "
@@ -860,8 +887,27 @@ class CodemodeRuntime:
                 log.debug("dispose_execution of %s failed", c.name, exc_info=True)
 
     def interrupt(self) -> bool:
-        """Stop the running pass(es); each becomes an ``error`` ("interrupted")."""
-        return self.executor.interrupt()
+        """Stop the running pass(es); each becomes an ``error`` ("interrupted"). A program still waiting for
+        its connectors to start ends too, before it runs (an ``Interrupted`` error; nothing recorded)."""
+        waits = [w for w in self._waiting if not w.done()]
+        for wait in waits:
+            wait.cancel()
+        return self.executor.interrupt() or bool(waits)
+
+    async def _interruptible(self, resolving: Awaitable[Catalog]) -> Catalog | None:
+        """``resolving``'s catalog, or None when :meth:`interrupt` ended the wait (the connectors' starts go on:
+        the resolver's own tasks are not cancelled). A cancel of the caller itself is passed on."""
+        wait = asyncio.ensure_future(resolving)
+        self._waiting.add(wait)
+        try:
+            return await wait
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if wait.cancelled() and (current is None or not current.cancelling()):
+                return None
+            raise
+        finally:
+            self._waiting.discard(wait)
 
     # -- reject, rollback, expiry -------------------------------------------------------------
 

@@ -297,19 +297,31 @@ class NotebookRuntime:
             # them in a thread so the kernel answers kernel_info and completions meanwhile.
             await asyncio.to_thread(importlib.import_module, "codemode_kernel.runtime")
             runtime = self.runtime
-            catalog = await runtime.catalog()
-            for name, reason in sorted(catalog.unavailable.items()):
-                # Asked again a minute later, or at once by a cell that names it (catalog.CatalogResolver,
-                # review 15x L1), or by %reload (a new runtime).
-                self.unreported.append(f"connector {name!r} is unavailable: {sentence(reason)} It is tried again "
-                                       "in a minute, or at once by a cell that names it (or %reload); "
-                                       "%connectors shows its state.")
+            said: set[str] = set()
+            # First what is known once the start's grace is over (a server that failed at once), then the rest:
+            # a server that hangs does not hold back the note on one that failed (review 16x, M1).
+            catalog = await runtime.catalog(waiting=False)
+            self._say_unavailable(catalog.unavailable, said)
+            if catalog.starting:
+                catalog = await runtime.catalog()
+                self._say_unavailable(catalog.unavailable, said)
             warm_up = getattr(runtime.executor, "warm_up", None)  # the isolated executor's warm pool
             if callable(warm_up):
                 await warm_up()
         except Exception:  # shown by the first cell that needs it
             log.warning("Code Mode warm-up failed", exc_info=True)
         self.notify("kernel_ready", None)
+
+    def _say_unavailable(self, unavailable: Mapping[str, str], said: set[str]) -> None:
+        for name, reason in sorted(unavailable.items()):
+            if name in said:
+                continue
+            said.add(name)
+            # Asked again a minute later, or at once by a cell that names it (catalog.CatalogResolver,
+            # review 15x L1), or by %reload (a new runtime).
+            self.unreported.append(f"connector {name!r} is unavailable: {sentence(reason)} It is tried again "
+                                   "in a minute, or at once by a cell that names it (or %reload); "
+                                   "%connectors shows its state.")
 
     async def resolve(self, token: str, purpose: str) -> str:
         """An execution id from ``last``, a full id, or a unique id prefix (:mod:`codemode_kernel.selection`)."""

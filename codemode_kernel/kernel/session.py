@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codemode_kernel.errors import CodemodeError
 from codemode_kernel.kernel.actions import MAX_RECORDS, Actions, CellRecord
@@ -28,6 +28,9 @@ from codemode_kernel.kernel.output import CellOutcome, ReplayFilter, Sink
 from codemode_kernel.kernel.variables import CarriedVariables
 from codemode_kernel.models import Snippet
 from codemode_kernel.selection import LAST_STATUSES, resolve_execution, revertible_calls
+
+if TYPE_CHECKING:
+    from codemode_kernel.runtime import CodemodeRuntime
 
 #: How many of the notebook's newest executions ``%rollback last`` looks through for one to undo.
 UNDO_SCAN = 50
@@ -75,6 +78,9 @@ class NotebookSession(NotebookRuntime):
                 sink.stream(f"Note: the previous run of this cell (execution {previous}) still waits for "
                             f"approval; this run is a new execution, and %approve last no longer names the old "
                             f"one. %reject {previous} drops it.\n", "stderr")
+        if waiting := runtime.starting_for(code):  # a wait of up to connect_timeout: said, not silent (16x M8)
+            sink.stream(f"Code Mode: waiting for {_waited(runtime, waiting)} to start; the stop button ends the "
+                        "wait.\n", "stderr")
         given = self.variables.given()
         live = ReplayFilter("", lambda text: sink.stream(text))
         self.notify("execution_started", None)
@@ -171,3 +177,13 @@ class NotebookSession(NotebookRuntime):
 
     async def expire(self, max_age: timedelta) -> list[str]:
         return await self.actions.expire(max_age)
+
+
+def _waited(runtime: CodemodeRuntime, names: list[str]) -> str:
+    """``'slowpoke' (up to 8 s, its connect_timeout)``, for each connector a cell waits for."""
+    shown = []
+    for name in names:
+        limit = getattr(runtime.connectors.get(name), "connect_timeout", None)
+        bound = f" (up to {limit:g} s, its connect_timeout)" if isinstance(limit, (int, float)) else ""
+        shown.append(f"connector {name!r}{bound}")
+    return ", ".join(shown)

@@ -12,16 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, write_notebook_dir
 
 HANGS = "import time\ntime.sleep(600)\n"
 EXITS = 'import sys\nprint("fatal: missing API key", file=sys.stderr)\nsys.exit(3)\n'
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: a hung server holds back the note about a server that "
-                                       "failed at once (the warm-up waits for every connector)")
 def test_the_first_cell_names_a_failed_server_while_another_hangs(tmp_path: Path) -> None:
     folder = write_notebook_dir(tmp_path / "nb", extra_toml=(
         '\n[connectors.slowpoke]\nmcp = { command = "python", args = ["hangs.py"] }\n'

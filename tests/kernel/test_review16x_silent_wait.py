@@ -11,15 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, write_notebook_dir
 
 HANGS = "import time\ntime.sleep(600)\n"
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: a cell waiting for a starting connector says nothing until "
-                                       "the start fails")
 def test_a_cell_waiting_for_a_starting_connector_says_so_first(tmp_path: Path) -> None:
     folder = write_notebook_dir(tmp_path / "nb", extra_toml=(
         '\n[connectors.slowpoke]\nmcp = { command = "python", args = ["hangs.py"] }\nconnect_timeout = 4\n'))
