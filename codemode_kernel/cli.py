@@ -24,6 +24,7 @@ import dataclasses
 import logging
 import os
 import shlex
+import sqlite3
 import sys
 import tempfile
 import textwrap
@@ -31,6 +32,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import quote
 
 # As in the kernel: jsonschema's optional IRI format checker (rfc3987-syntax) compiles a grammar on
 # first import (~2 s); argument validation uses no format checks, so the command goes without it.
@@ -386,6 +388,10 @@ async def _command(args: argparse.Namespace, command: Command, values: dict[str,
     store = args.store or os.environ.get(STORE_ENV, "").strip() or None
     store = resolve_sqlite_url(store, started_in) if store is not None else None
     values["yes"] = bool(getattr(args, "yes", False))
+    # A command that only reads leaves no empty journal behind where there was none (review 16x M7).
+    default_journal = existing_journal(notebook, folder)
+    fresh = None if default_journal.exists() else default_journal
+    fresh_folder = not default_journal.parent.exists()
     os.chdir(folder)
     try:
         # An explicit --store that cannot open is an error, not another journal in its place (review 14x, M13).
@@ -400,13 +406,110 @@ async def _command(args: argparse.Namespace, command: Command, values: dict[str,
                               _options(args, notebook, folder, started_in))
         if command.name == "mcp":
             return await _serve_mcp(args, rt, console.place)
-        async with rt:
-            if command.execution_argument is not None and values.get("execution") is not None:
-                values["execution"] = await resolve_execution(rt, values["execution"], command.purpose)
-            return await _HANDLERS[command.name](rt, console, values, ask)
+        try:
+            async with rt:
+                if command.execution_argument is not None and values.get("execution") is not None:
+                    values["execution"] = await _resolved(rt, values["execution"], command, console.place)
+                return await _HANDLERS[command.name](rt, console, values, ask)
+        finally:
+            if fresh is not None and command.name != "run" and own is not None and own.resolve() == fresh.resolve():
+                _drop_unused(fresh, fresh_folder)
     finally:
         with contextlib.suppress(OSError):  # embedded (tests, a host program): its folder is its own
             os.chdir(started_in)
+
+
+async def _resolved(rt: CodemodeRuntime, token: str, command: Command, place: Place) -> str:
+    """The execution ``token`` names; a ``last`` that names nothing in a folder's journal says which notebooks
+    here keep a journal of their own, and which of them wait for a decision (review 16x M7)."""
+    try:
+        return await resolve_execution(rt, token, command.purpose)
+    except UnknownExecutionError:
+        raise
+    except CodemodeError as exc:
+        if token.strip() != "last" or not place.folder_journal or command.cli is None:
+            raise
+        hint = _notebooks_hint(place, f"{command.cli} last", paused_only=command.purpose in ("approve", "reject"))
+        if not hint:
+            raise
+        raise CodemodeError(f"{exc} {hint}") from None
+
+
+def _paused_in(journal: Path) -> int | None:
+    """How many executions wait in the SQLite journal ``journal`` (read only), or None if it cannot be read."""
+    try:
+        # Read-write (never created): a read-only connection to a write-ahead journal leaves its -wal and -shm.
+        conn = sqlite3.connect(f"file:{quote(str(journal))}?mode=rw", uri=True, timeout=1)
+    except sqlite3.Error:
+        return None
+    try:
+        row = conn.execute("SELECT COUNT(*) FROM codemode_executions WHERE status = 'paused'").fetchone()
+        return int(row[0])
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+
+
+def _notebooks_hint(place: Place | None, words: str, *, paused_only: bool = False) -> str:
+    """For a command on a folder's own journal, where the notebooks here keep theirs, with the command that
+    reaches one (``codemode --notebook a.ipynb WORDS``); '' when no notebook here has a journal. With
+    ``paused_only`` (a decision), the notebooks whose journals hold a paused execution, or ''."""
+    if place is None or not place.folder_journal:
+        return ""
+    used = [nb for nb in sorted(place.folder.glob("*.ipynb")) if existing_journal(nb, place.folder).exists()]
+    waiting = [(nb, n) for nb in used[:50] if paused_only and (n := _paused_in(existing_journal(nb, place.folder)))]
+
+    def command(nb: Path) -> str:
+        shown = _shown_path(nb, place.started_in)
+        return terminal_text(Place(place.folder, nb, False, place.started_in, f"--notebook {shown}").command(words))
+
+    if paused_only:
+        if not waiting:
+            return ""
+        said = "; ".join(f"{terminal_text(nb.name, multiline=False)} has {n} paused execution(s): "
+                         f"`{command(nb)}`" for nb, n in waiting[:5])
+        more = f"; and {len(waiting) - 5} more notebook(s)" if len(waiting) > 5 else ""
+        return f"Each notebook keeps its own journal: {said}{more}."
+    if not used:
+        return ""
+    names = ", ".join(terminal_text(nb.name, multiline=False) for nb in used[:10])
+    names += f" and {len(used) - 10} more" if len(used) > 10 else ""
+    return (f"Each notebook keeps its own journal: `{command(used[0])}` works on that notebook's (notebooks here "
+            f"with a journal: {names}).")
+
+
+def _drop_unused(journal: Path, made_folder: bool) -> None:
+    """Remove the journal file this command created, if it holds no execution and no snippet and no other
+    program has it open (SQLite leaves write-ahead mode only for a sole connection; then it is removed under
+    an exclusive lock, as journal_files.move_journal moves one), and the ``.codemode`` folder it made."""
+    try:
+        conn = sqlite3.connect(journal, timeout=0, isolation_level=None)
+    except sqlite3.Error:
+        return
+    try:
+        if str(conn.execute("PRAGMA journal_mode=DELETE").fetchone()[0]).lower() != "delete":
+            return
+        conn.execute("BEGIN EXCLUSIVE")
+        try:
+            used = sum(int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+                       for table in ("codemode_executions", "codemode_snippets"))
+            if used == 0:
+                journal.unlink()
+        finally:
+            conn.execute("COMMIT")
+    except (sqlite3.Error, OSError):
+        return
+    finally:
+        conn.close()
+    if journal.exists():
+        return
+    for side in ("-wal", "-shm", "-journal"):
+        with contextlib.suppress(OSError):
+            Path(str(journal) + side).unlink()
+    if made_folder:
+        with contextlib.suppress(OSError):
+            journal.parent.rmdir()  # only if empty
 
 
 def _options(args: argparse.Namespace, notebook: Path | None, folder: Path, started_in: Path) -> str:
@@ -540,7 +643,10 @@ async def _pending(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask
     if console.as_json:
         console.data([plain_record(p) for p in waiting])
     elif not waiting:
-        console.text("Nothing is waiting for approval.")
+        # A folder's journal: a notebook's cell here may wait in the notebook's own journal (review 16x M7).
+        hint = "" if v["execution"] is not None else _notebooks_hint(console.place, "pending", paused_only=True)
+        console.text(f"Nothing is waiting for approval in this folder's journal. {hint}" if hint
+                     else "Nothing is waiting for approval.")
     for p in [] if console.as_json else waiting:
         eid = terminal_text(p.execution_id, multiline=False)
         console.text(f"{eid}  {_call(p.seq, p.connector, p.method, p.args)}")

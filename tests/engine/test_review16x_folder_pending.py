@@ -42,8 +42,6 @@ def _paused_in_notebook(folder: Path) -> str:
 
 
 @pytest.mark.parametrize("argv", [("pending",), ("approve", "last")])
-@pytest.mark.xfail(strict=True, reason="review 16x: codemode pending / approve last in a notebook folder say nothing "
-                                       "waits while a notebook's cell does")
 def test_the_folder_door_points_at_a_notebook_that_waits(argv: tuple[str, ...], tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
