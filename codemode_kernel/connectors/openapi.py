@@ -247,14 +247,17 @@ class OpenApiConnector(Connector):
     # -- the catalog -----------------------------------------------------------------------------
 
     async def document(self) -> OpenApiDocument:
-        """The parsed document (loaded once)."""
+        """The parsed document (loaded once), redacted of the connector's secrets: its host may have written
+        them in it (a document URL that carries a key, echoed into a description or a parameter's default), and
+        its titles, descriptions and schemas reach describe, search and the model's tool text (review 16, H3)."""
         if self._document is None:
             source = self._source
+            parsed: Any
             if isinstance(source, Mapping):
-                self._document = OpenApiDocument(source, f"the OpenAPI document of {self.name!r}")
+                parsed, where = source, f"the OpenAPI document of {self.name!r}"
             elif isinstance(source, str) and _is_url(source):
                 text = await self._fetch_document(source)
-                self._document = OpenApiDocument(parse_text(text, source), source)
+                parsed, where = parse_text(text, source), source
             else:
                 path = Path(source)
                 path = path if path.is_absolute() else self._base_dir / path
@@ -263,7 +266,10 @@ class OpenApiConnector(Connector):
                 except OSError as exc:
                     raise ConfigurationError(f"connector {self.name!r}: cannot read the OpenAPI document {path}: "
                                              f"{exc.strerror or exc}.") from None
-                self._document = OpenApiDocument(parse_text(text, str(path)), str(path))
+                parsed, where = parse_text(text, str(path)), str(path)
+            if scrub := redactor(self.secrets()):  # one search of its JSON text when nothing is in it
+                parsed = scrub.value(parsed)
+            self._document = OpenApiDocument(parsed, where)
         return self._document
 
     async def _fetch_document(self, url: str) -> str:
@@ -338,7 +344,7 @@ class OpenApiConnector(Connector):
             names = [method_name, *([op.operation_id] if op.operation_id else []), *(f"tag:{t}" for t in op.tags)]
             revert = self.policy.revert([method_name, *([op.operation_id] if op.operation_id else [])], known,
                                         self._call_method, schemas={n: o.input_schema for n, o in by_name.items()})
-            # Schemas are not redacted: the document was fetched without credentials.
+            # The schemas come from the document, redacted when it was read (document()).
             out[method_name] = redacting(Tool(
                 execute=self._executor(op),
                 description=clean.text(op.description),

@@ -66,7 +66,6 @@ def document_url() -> Iterator[str]:
         server.server_close()
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: an OpenAPI document's schemas and info are not redacted")
 async def test_describe_does_not_show_the_documents_credential(make_runtime: RuntimeFactory,
                                                                 document_url: str) -> None:
     pets = OpenApiConnector("pets", document_url, base_url="http://127.0.0.1:9")
@@ -77,7 +76,6 @@ async def test_describe_does_not_show_the_documents_credential(make_runtime: Run
     assert KEY not in json.dumps(out), out["result"]
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: an OpenAPI document's schemas and info are not redacted")
 async def test_the_tool_description_does_not_show_the_documents_credential(make_runtime: RuntimeFactory,
                                                                           document_url: str) -> None:
     pets = OpenApiConnector("pets", document_url, base_url="http://127.0.0.1:9")
