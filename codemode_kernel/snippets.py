@@ -52,7 +52,7 @@ def check_unclaimed(name: str, catalog: Catalog) -> None:
     """Raise :class:`SnippetError` for a name a connector or a method has: search would list both under it and
     describe could show only one (a connector's name wins, and a snippet's beats a bare method name; review
     15x, L13)."""
-    if name in catalog.methods or name == "codemode":
+    if name in catalog.methods or name in catalog.configured or name == "codemode":  # one down too (review 16 L1)
         raise SnippetError(f"{name!r} is the name of a connector; a snippet needs its own name, e.g. "
                            f"{name}_report or count_{name}")
     owners = sorted(c for c, methods in catalog.methods.items() if name in methods)

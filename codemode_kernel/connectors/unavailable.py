@@ -11,6 +11,7 @@ reached the model). The model gets :func:`unavailable_note`: each connector's
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection, Mapping
 
 from codemode_kernel.connectors.base import Connector
@@ -54,7 +55,10 @@ def unavailable_note(unavailable: Mapping[str, str], connectors: Mapping[str, Co
 
 
 def named_in(code: str, name: str) -> bool:
-    """Whether a program's text names ``name`` as a whole word (a connector it may use)."""
+    """Whether a program's text names ``name`` as a whole word (a connector it may use). Python reads
+    identifiers in NFKC form, so ``ｐｅｔｓ`` names ``pets`` too (review 16, L2)."""
+    if not code.isascii():
+        code = unicodedata.normalize("NFKC", code)
     return re.search(rf"\b{re.escape(name)}\b", code) is not None
 
 

@@ -30,7 +30,6 @@ def shop() -> ToolSetConnector:
     return ToolSetConnector([ping], name="shop", target="review16 shop")
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: named_in misses a connector name written in fullwidth letters")
 async def test_an_unavailable_connector_named_in_fullwidth_letters_is_said_unavailable(
         make_runtime: RuntimeFactory) -> None:
     pets = OpenApiConnector("pets", "http://127.0.0.1:9/openapi.json", base_url="http://127.0.0.1:9", timeout=2)

@@ -29,7 +29,6 @@ def shop() -> ToolSetConnector:
     return ToolSetConnector([list_items], name="shop", target="review16 shop")
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: a snippet may take the name of a connector that is down")
 async def test_a_snippet_cannot_take_the_name_of_a_connector_that_is_down(make_runtime: RuntimeFactory) -> None:
     pets = OpenApiConnector("pets", "http://127.0.0.1:9/openapi.json", base_url="http://127.0.0.1:9", timeout=2)
     rt = make_runtime([pets, shop()])
