@@ -540,7 +540,8 @@ async def _serve_mcp(args: argparse.Namespace, rt: CodemodeRuntime, place: Place
         sys.stderr.flush()
 
     say(f"journal {rt.store.where} (runtime {rt.name!r})")
-    options: dict[str, Any] = {"approvals_mode": args.approvals, "approve_hint": _approve_hint(args, place.folder)}
+    options: dict[str, Any] = {"approvals_mode": args.approvals, "approve_hint": _approve_hint(args, place.folder),
+                               "details_hint": _details_hint(args, place.folder)}
     if args.http is None:
         from codemode_kernel.serve import serve_stdio
 
@@ -558,6 +559,16 @@ async def _serve_mcp(args: argparse.Namespace, rt: CodemodeRuntime, place: Place
 
     await serve_http(rt, host, port, token, announce=announce, **options)
     return 0
+
+
+def _details_hint(args: argparse.Namespace, folder: Path) -> str:
+    """Where the person sees why a connector is unavailable, for the model (review 16x L4): this server's
+    notebook (``%connectors`` in it), else its folder's configuration (``codemode --dir F connectors``)."""
+    if args.notebook is not None:
+        notebook = shlex.quote(str(args.notebook.resolve()))
+        return (f"the person can see the details with %connectors in the notebook {notebook}, or with "
+                f"`codemode --notebook {notebook} connectors` in a terminal")
+    return f"the person can see the details with `codemode --dir {shlex.quote(str(folder))} connectors`"
 
 
 def _approve_hint(args: argparse.Namespace, folder: Path | None = None) -> str:

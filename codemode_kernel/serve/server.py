@@ -32,7 +32,7 @@ from mcp_types.version import is_version_at_least
 from pydantic import Field
 
 from codemode_kernel import codec
-from codemode_kernel.connectors.unavailable import unavailable_hints
+from codemode_kernel.connectors.unavailable import WHERE_TO_LOOK, unavailable_hints
 from codemode_kernel.runtime import CodemodeRuntime
 from codemode_kernel.serve import approvals
 from codemode_kernel.serve.follow import MAX_WAIT_SECONDS, Follower, Started
@@ -65,12 +65,15 @@ STATUS_DESCRIPTION = (
 
 def build_mcp_server(runtime: CodemodeRuntime, *, description: str | None = None,
                      connector_hints: Mapping[str, str] | None = None, approvals_mode: Approvals = "ask",
-                     approve_hint: str = DEFAULT_APPROVE_HINT) -> MCPServer:
+                     approve_hint: str = DEFAULT_APPROVE_HINT, details_hint: str | None = None) -> MCPServer:
     """An ``MCPServer`` with the tools ``codemode`` and ``codemode_status`` over ``runtime``.
 
     ``approvals_mode="ask"`` asks the person through clients that support elicitation;
     ``"outside"`` never does (the person answers in the notebook, panel or terminal).
     ``approve_hint`` tells the model where a person approves (a paused outcome's ``next_step``).
+    ``details_hint`` replaces the runtime's pointer for a notebook's author (an unavailable connector's
+    note: "the notebook's author can see the details with %connectors") with this server's own: a
+    folder served has no notebook (review 16x L4).
     """
     tool = runtime.tool(description, connector_hints)
     started = Started()
@@ -148,6 +151,8 @@ def build_mcp_server(runtime: CodemodeRuntime, *, description: str | None = None
         return result(await follower.status(execution_id, wait_seconds))
 
     def result(out: dict[str, Any], note: str = "") -> CallToolResult:
+        if details_hint is not None and isinstance(out.get("error"), str):
+            out = {**out, "error": out["error"].replace(WHERE_TO_LOOK, details_hint)}
         if out["status"] == "paused":
             out = {**out, "next_step": note + follower.paused_step(out["execution_id"])}
         return CallToolResult(content=[TextContent(type="text", text=json.dumps(out, ensure_ascii=False))],

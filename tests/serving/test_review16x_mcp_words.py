@@ -19,8 +19,6 @@ from tests.serving.serving_support import CODEMODE, make_project, server_env
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: a folder MCP server sends the model to %connectors (a notebook "
-                                       "magic)")
 async def test_a_folder_server_names_the_terminal_command_for_an_unavailable_connector(tmp_path: Path) -> None:
     make_project(tmp_path)
     params = StdioServerParameters(command=CODEMODE, args=["--dir", str(tmp_path), "mcp"], env=server_env(),
