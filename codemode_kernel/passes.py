@@ -292,6 +292,19 @@ def _error_of(path: str, exc: BaseException, scrub: Redactor | None = None) -> d
     return {"type": name, "message": message}
 
 
+#: The most characters of call arguments and results one pass writes into the journal (review 16, M6): each
+#: value is bounded (codec.MAX_VALUE_CHARS) and so are a pass's calls (Limits.max_calls), but not their sum,
+#: and a loop of 1 MB arguments wrote ~84 MB/s into a journal that every later write needs room in.
+MAX_JOURNAL_CHARS = 50_000_000
+
+
+def _over_journal_budget(seq: int, path: str) -> str:
+    return (f"the pass has written more than {MAX_JOURNAL_CHARS:,} characters of call arguments and results into "
+            f"the journal, so call #{seq} ({path}) was not made and the pass was stopped. The journal keeps what a "
+            "replay needs, not bulk data: pass large data by reference (a path, an id, a URL), or split the work "
+            "over several programs.")
+
+
 def _state_after(exc: BaseException) -> str:
     """The entry state a call that raised ``exc`` keeps: ``executing`` (outcome unknown: never run again,
     skipped by rollback) when the connector says the request went out unanswered, else ``error``."""
@@ -377,6 +390,8 @@ class PassHandler:
         # Every configured connector's secrets, read at the pass's first call: each connector redacts its
         # own, and this redacts any connector's answer of the others' too (review 15, H7).
         self._every: Redactor | None = None
+        # Characters of arguments and results this pass wrote into the journal (MAX_JOURNAL_CHARS).
+        self._journaled = 0
 
     def _secrets(self) -> Redactor:
         every = self._every
@@ -552,6 +567,7 @@ class PassHandler:
         self._call_answered(outcome.seq)
         self._commit()  # an earlier one still here (a replayed call came between): it is not kept longer
         self._unsaved = outcome
+        self._journaled += len(outcome.result or "")
         self._unsaved_at = at
         if arm and self._timer is None:
             self._timer = asyncio.get_running_loop().call_at(at + self._bound, self._due)
@@ -664,6 +680,8 @@ class PassHandler:
                     "unknown, so it is not run again. Check the connector and start a new execution."))
             return self.fail("InvalidStateError",
                              f"call #{seq} ({method.path}) is {entry.state}; it cannot be replayed")
+        if self._journaled + len(canonical) > MAX_JOURNAL_CHARS:
+            return self.fail("LimitExceeded", _over_journal_budget(seq, method.path))
         if tool.requires_approval:
             self._insert(seq, method, canonical, "pending")
             state.paused_seq = seq
@@ -715,6 +733,7 @@ class PassHandler:
         if not ok:
             raise ReplayDivergence(seq, "an entry written by another host", _describe_call(
                 method.connector, method.name, canonical))
+        self._journaled += len(canonical)
         if entry_state == "pending":
             # Kept in memory only when someone reads it again: the runtime reports (and settles) the
             # pending call. A call this pass runs is never read back (seq only grows), and two rows per

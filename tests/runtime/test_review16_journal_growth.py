@@ -38,7 +38,6 @@ def echo() -> ToolSetConnector:
     return ToolSetConnector([length], name="t", target="review16 echo")
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: what one pass journals is not bounded in total")
 async def test_one_pass_cannot_write_hundreds_of_megabytes_into_the_journal(
         make_runtime: RuntimeFactory, tmp_path: Path, store_kind: str) -> None:
     if store_kind != "sqlite":
