@@ -323,10 +323,19 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
             return 0
         pending = out["pending"][0]
         call = terminal_text(f"{pending['connector']}.{pending['method']}", multiline=False)
+        if mode != "yes":
+            _say_answers(console)
         answer = "y" if mode == "yes" else _ask(ask, f"Approve {call}? [y/N] ", console)
+        decision = _decision(answer)
         # Each decision names the call shown (its seq): another front end over the same journal may have
         # decided it while the person read the prompt, and a late answer must not decide a later call.
-        if answer.strip().lower() not in ("y", "yes"):
+        if decision == "wait":  # as `codemode approve`'s N and `--approve no`: it waits (review 16x L7)
+            if console.as_json:
+                console.outcome(out)
+            else:
+                console.text(_still_waits(console, eid, pending["seq"], call))
+            return 0
+        if decision == "reject":
             if await rt.reject(eid, pending["seq"]):
                 await _say_rejected(rt, console, eid, pending["seq"])
                 return 1
@@ -354,6 +363,33 @@ async def _run_file(rt: CodemodeRuntime, console: Console, code: str, mode: str,
         if where:
             sys.stderr.write("codemode: " + quoted_block(where.rstrip("\n")) + "\n")
     return 0 if out["status"] == "completed" else 1
+
+
+#: What each answer to an approval question does, said above the question in ``run`` and ``approve`` alike
+#: (review 16x L7: Enter rejected the execution in ``run`` and left it waiting in ``approve``).
+ANSWERS = "y approves it; r rejects it (the execution ends); n or Enter leaves it waiting."
+
+
+def _say_answers(console: Console) -> None:
+    """The answers' meanings, where the question is asked (stderr with ``--json``)."""
+    screen = sys.stderr if console.as_json else console.out
+    screen.write(f"  {ANSWERS}\n")
+    screen.flush()
+
+
+def _decision(answer: str) -> str:
+    """``approve``, ``reject`` or ``wait`` for a person's answer (see :data:`ANSWERS`)."""
+    said = answer.strip().lower()
+    return "approve" if said in ("y", "yes") else "reject" if said in ("r", "reject") else "wait"
+
+
+def _still_waits(console: Console, eid: str, seq: int, call: str) -> str:
+    """``not approved: call #SEQ still waits``, with the commands that decide it later."""
+    shown = terminal_text(eid, multiline=False)
+    approve, reject = (console.place.command(f"{verb} {shown} {seq}") if console.place
+                       else f"codemode {verb} {shown} {seq}" for verb in ("approve", "reject"))
+    return (f"not approved: call #{seq} {call} still waits (`{terminal_text(approve)}` approves it, "
+            f"`{terminal_text(reject)}` refuses it)")
 
 
 def _ask(ask: Callable[[str], str], prompt: str, console: Console) -> str:
@@ -684,7 +720,14 @@ async def _approve(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask
         # account of it: the call is shown whole, with the program, and the person answers (review 15
         # H4); ``--yes`` is for scripts. A person's own pause is shown and approved, as before.
         if state is not None and state.via_tool and not v.get("yes"):
-            if not _asked_to_approve(console, state, shown[0], ask):
+            decision = _asked_to_approve(console, state, shown[0], ask)
+            if decision == "reject":
+                if await rt.reject(eid, seq):
+                    await _say_rejected(rt, console, eid, seq)
+                    return 0
+                console.outcome(await _nothing_waits(rt, eid))
+                return 1
+            if decision != "approve":
                 return 1
         elif not console.as_json:
             call = terminal_text(f"{shown[0].connector}.{shown[0].method}", multiline=False)
@@ -695,9 +738,10 @@ async def _approve(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask
     return 0 if out["status"] != "error" else 1
 
 
-def _asked_to_approve(console: Console, state: ExecutionState, call: PendingAction, ask: Callable[[str], str]) -> bool:
+def _asked_to_approve(console: Console, state: ExecutionState, call: PendingAction, ask: Callable[[str], str]) -> str:
     """Show a model's paused call whole (its arguments uncut, the program behind the gutter) and ask;
-    with ``--json`` on stderr, so stdout stays one document. False (said) unless the answer is yes."""
+    with ``--json`` on stderr, so stdout stays one document. The decision (:func:`_decision`); ``wait`` is
+    said here."""
     screen = Console(False, sys.stderr if console.as_json else console.out)
     eid = terminal_text(state.id, multiline=False)
     # The program first and the call last, right above the question: a long program cannot push the
@@ -709,19 +753,20 @@ def _asked_to_approve(console: Console, state: ExecutionState, call: PendingActi
     screen.text(f"It waits for approval of call {_call(call.seq, call.connector, call.method, call.args)}")
     screen.out.flush()
     name = terminal_text(f"{call.connector}.{call.method}", multiline=False)
+    _say_answers(console)
     try:
         answer = _ask(ask, f"Approve call #{call.seq} {name}? [y/N] ", console)
     except EOFError:
         answer = ""
         screen.text("\n(no answer: standard input is closed; `--yes` approves without asking)")
-    if answer.strip().lower() in ("y", "yes"):
-        return True
+    decision = _decision(answer)
+    if decision != "wait":
+        return decision
     if console.as_json:
         console.data({"execution_id": state.id, "approved": False, "seq": call.seq})
     else:
-        reject = console.place.command(f"reject {eid} {call.seq}") if console.place else f"codemode reject {eid}"
-        console.text(f"not approved: call #{call.seq} {name} still waits (`{terminal_text(reject)}` refuses it)")
-    return False
+        console.text(_still_waits(console, state.id, call.seq, name))
+    return decision
 
 
 async def _nothing_waits(rt: CodemodeRuntime, execution_id: str) -> dict[str, Any]:

@@ -36,10 +36,10 @@ def test_a_rejection_names_the_actions_that_stay_applied(tmp_path: Path, capsys:
     (tmp_path / "codemode.toml").write_text('[connectors.items]\npython = "review15x_reject_items:items"\n'
                                             '[executor]\nkind = "inprocess"\n')
     (tmp_path / "two.py").write_text('a = items.add(text="one")\nb = items.add(text="two")\n[a, b]\n')
-    answers = iter(["y", "n"])
+    answers = iter(["y", "r"])  # r rejects; n or Enter leaves it waiting (review 16x L7, s16c)
     rc = main(["--dir", str(tmp_path), "run", str(tmp_path / "two.py")], ask=lambda q: next(answers))
     captured = capsys.readouterr()
     said = captured.out + captured.err
     assert rc == 1 and "rejected" in said, said
-    after = said.split('#1 items.add({"text": "two"})')[-1]  # what is said once the person answered n
+    after = said.split('#1 items.add({"text": "two"})')[-1]  # what is said once the person answered r
     assert "#0" in after and "rollback" in after, said  # call #0 stays applied; codemode rollback ID undoes it

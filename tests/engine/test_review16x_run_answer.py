@@ -25,8 +25,6 @@ def make():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: Enter at codemode run's [y/N] rejects the execution (approve's "
-                                       "[y/N] leaves it waiting)")
 def test_the_default_answer_of_run_ends_nothing_or_says_it_rejects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "codemode.toml").write_text('[executor]\nkind = "inprocess"\n\n[connectors.notes]\n'

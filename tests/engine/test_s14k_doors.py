@@ -100,7 +100,8 @@ def test_rollback_names_what_it_reverted(project: Path, capsys: pytest.CaptureFi
 
 
 def test_json_run_answered_no_prints_one_document(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = _cli(project, capsys, "--json", "run", str(project / "write.py"), answer="n")
+    # r rejects; n or Enter leaves it waiting (review 16x L7, s16c)
+    rc, out, _ = _cli(project, capsys, "--json", "run", str(project / "write.py"), answer="r")
     assert rc == 1
     answer = json.loads(out)
     assert answer["rejected"] is True and answer["status"] == "rejected", answer
