@@ -220,11 +220,26 @@ class ApprovalRule:
         return default if self.default_all is None else self.default_all
 
     def check_known(self, known: Mapping[str, str], where: str) -> None:
-        """Refuse exact names (not patterns) that match no method; ``known`` maps every name to its method."""
+        """Refuse exact names that match no method, and ``requires_approval`` patterns that match none: the
+        call such a pattern was written to guard (a typo, a tool the server renamed) would run with nobody asked
+        (review 16, M5); the connector is then unavailable, as for include/exclude. A ``no_approval`` pattern that
+        matches nothing only asks more, and is let be. ``known`` maps every name to its method."""
         for key, patterns in (("requires_approval", self.always), ("no_approval", self.never)):
             for p in patterns:
-                if not _WILDCARDS.search(p) and p not in known:
-                    raise ConfigurationError(_unknown_method(where, key, p, known))
+                if not _WILDCARDS.search(p):
+                    if p not in known:
+                        raise ConfigurationError(_unknown_method(where, key, p, known))
+                elif key == "requires_approval" and not _matches(p, known):
+                    raise ConfigurationError(_unguarded(where, p, known))
+
+
+def _unguarded(where: str, pattern: str, known: Mapping[str, str]) -> str:
+    words = [w for w in re.split(r"[*?\[\]_]+", pattern) if len(w) > 2]
+    near = sorted({name for name in known if any(w.lower() in name.lower() for w in words)})[:5]
+    hint = f" Methods with its words: {', '.join(repr(n) for n in near)}." if near else ""
+    return (f"{where}: requires_approval pattern {pattern!r} matches no method of this connector, so it guards "
+            f"nothing and the calls it was meant for would run with nobody asked.{hint} Correct the pattern (or "
+            "name the methods), or remove it.")
 
 
 def _unknown_method(where: str, key: str, name: str, known: Mapping[str, str]) -> str:

@@ -50,7 +50,6 @@ SERVER = textwrap.dedent('''
     ''')
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: a requires_approval pattern matching no tool is accepted silently")
 async def test_a_pattern_that_guards_nothing_does_not_let_the_call_run_unasked(
         make_runtime: RuntimeFactory, tmp_path: Path) -> None:
     (tmp_path / "mail_server.py").write_text(SERVER, encoding="utf-8")
