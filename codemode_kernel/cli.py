@@ -29,7 +29,7 @@ import sys
 import tempfile
 import textwrap
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
@@ -956,14 +956,50 @@ def _snippet_line(snippet: Snippet) -> str:
 
 
 async def _save_snippet(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
+    """Save, and say it in words as %snippet save does (review 16x L8); ``--json``: the snippet's record."""
+    before = next((s for s in await rt.snippets() if s.name == v["name"]), None)
     saved = await rt.save_snippet(v["name"], execution_id=v["execution"], description=v["description"])
-    console.data(plain_record(saved))
+    if console.as_json:
+        console.data(plain_record(saved))
+        return 0
+    name = terminal_text(repr(saved.name), multiline=False)
+    eid = terminal_text(str(saved.execution_id or v["execution"]), multiline=False)
+    if before is not None:
+        was = terminal_text(f"execution {before.execution_id}" if before.execution_id else "an earlier execution",
+                            multiline=False)
+        said = f"Replaced snippet {name} (it was from {was}) with execution {eid}'s code."
+    else:
+        said = f"Saved snippet {name} from execution {eid}."
+    uses = terminal_text(", ".join(saved.connectors), multiline=False) or "no connector"
+    console.text(f"{said} It uses {uses}. A program runs it with codemode.run({name}, input) (the code sees the "
+                 "value as `input`); `codemode snippets` lists the snippets.")
     return 0
 
 
 async def _expire(rt: CodemodeRuntime, console: Console, v: dict[str, Any], ask: Callable[[str], str]) -> int:
-    console.data(await rt.expire_paused(v["age"]))
+    """End the executions paused (rejected) or running (failed) for longer than the age, and name them in words
+    (review 16x L8); ``--json``: the list of their ids."""
+    expired = await rt.expire_paused(v["age"])
+    if console.as_json:
+        console.data(expired)
+        return 0
+    age = _age_words(v["age"])
+    if not expired:
+        console.text(f"Nothing expired: no execution has waited for approval or run for more than {age}.")
+        return 0
+    console.text(f"Expired {len(expired)} execution(s) older than {age} (a paused one is rejected, a running one "
+                 "ends in an error; calls already made stay done):")
+    for eid in expired:
+        console.text("  " + terminal_text(eid, multiline=False))
     return 0
+
+
+def _age_words(age: timedelta) -> str:
+    """``1d 2h``, ``30m``, ``45s``: an age as the command's argument spells it."""
+    seconds = int(age.total_seconds())
+    parts = [f"{n}{unit}" for n, unit in ((seconds // 86400, "d"), (seconds % 86400 // 3600, "h"),
+                                          (seconds % 3600 // 60, "m"), (seconds % 60, "s")) if n]
+    return " ".join(parts) or "0s"
 
 
 Handler = Callable[[CodemodeRuntime, Console, dict[str, Any], Callable[[str], str]], Awaitable[int]]

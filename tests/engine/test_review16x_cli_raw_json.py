@@ -26,7 +26,6 @@ def _is_json(text: str) -> bool:
     return True
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: codemode save-snippet prints the raw JSON record to a person")
 def test_save_snippet_answers_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "codemode.toml").write_text(TOML)
     (tmp_path / "p.py").write_text("1 + 1\n")
@@ -37,7 +36,6 @@ def test_save_snippet_answers_in_words(tmp_path: Path, capsys: pytest.CaptureFix
     assert not _is_json(out) and "two" in out, out
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: codemode expire prints a bare JSON list of ids")
 def test_expire_answers_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "codemode.toml").write_text(TOML)
     assert main(["--dir", str(tmp_path), "expire", "1m"], ask=lambda q: "n") == 0
