@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from typing import Any, TextIO
 
 GUTTER = "| "
@@ -56,6 +57,17 @@ def _escape(match: re.Match[str]) -> str:
     if char in _NAMED:
         return _NAMED[char]
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def revealer(keep: str = "") -> Callable[[str], str]:
+    """A function giving ``text`` with the characters :func:`terminal_text` escapes as escapes (newlines and
+    tabs stay), except those in ``keep``: HTML keeps what emoji and right-to-left text need (review 16, M2)."""
+    pattern = re.compile(f"(?![{re.escape(keep)}])[{_UNSAFE}]") if keep else _UNSAFE_TEXT
+
+    def reveal(text: str) -> str:
+        return pattern.sub(_escape, text)
+
+    return reveal
 
 
 def terminal_text(text: str, *, multiline: bool = True) -> str:

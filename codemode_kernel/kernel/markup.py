@@ -36,13 +36,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from codemode_kernel.terminal import revealer
+
 TAGS = frozenset({"b", "caption", "code", "details", "div", "em", "i", "p", "pre", "span", "strong", "summary",
                   "table", "tbody", "td", "th", "thead", "tr"})
 NO_TEX = "tex2jax_ignore mathjax_ignore"
 
 _CLASS = re.compile(r"^[A-Za-z0-9_ -]*$")
-#: The characters that reorder the text after them; marks (LRM, RLM) stay, right-to-left text uses them.
-_REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069]")
+#: Every character a person cannot see or that reorders the text after it (terminal.py's class), shown as an
+#: escape: a zero-width space or a tag character in a call's arguments reads as nothing (review 16, M2, M4).
+#: Kept: the zero-width joiner and the emoji/text presentation selectors (emoji use them), and the
+#: left-to-right and right-to-left marks (right-to-left text does); they reorder or hide nothing else.
+_REVEAL = revealer(keep="\u200d\u200e\u200f\ufe0e\ufe0f")
 # Plain declarations only: "color:#777;font-weight:600;max-height:16em". No url(), no
 # expression(), no @import, no escapes: nothing in a style can fetch or run anything.
 _STYLE = re.compile(r"^(\s*[a-z-]+\s*:\s*[#A-Za-z0-9., %-]+\s*;?)*\s*$")
@@ -56,12 +61,12 @@ class Html:
 
 
 def text(value: Any) -> Html:
-    """Any value as HTML text: ``str(value)`` with ``& < > " '`` escaped and the bidi controls visible."""
+    """Any value as HTML text: ``str(value)`` with ``& < > " '`` escaped and the invisible characters visible."""
     return value if isinstance(value, Html) else Html(_escaped(str(value)))
 
 
 def _escaped(value: str) -> str:
-    return html.escape(_REORDERING.sub(lambda m: f"\\u{ord(m.group(0)):04x}", value), quote=True)
+    return html.escape(_REVEAL(value), quote=True)
 
 
 def join(parts: Iterable[Html | str], separator: Html | str = "") -> Html:

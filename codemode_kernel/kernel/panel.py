@@ -359,13 +359,13 @@ class PanelChannel:
                     for m in sorted(methods.values(), key=lambda m: m.name)
                 ],
             })
-        return out
+        return list(pm.shown_data(out))
 
     async def _search(self, request: pm.Request) -> dict[str, Any]:
-        return (await self._runtime.search(request.params["query"])).to_dict()
+        return dict(pm.shown_data((await self._runtime.search(request.params["query"])).to_dict()))
 
     async def _describe(self, request: pm.Request) -> dict[str, Any]:
-        return (await self._runtime.describe(request.params["target"])).to_dict()
+        return dict(pm.shown_data((await self._runtime.describe(request.params["target"])).to_dict()))
 
 
 class _Refused(Exception):

@@ -235,6 +235,19 @@ def first_line(code: str) -> str:
     return ""
 
 
+def shown_data(value: Any) -> Any:
+    """``value`` (a catalog answer: plain JSON data) with every string through :func:`terminal_text`: a server's
+    descriptions may hide instructions a model reads and a person cannot see (tag characters, zero-width
+    characters, a right-to-left override; review 16, M4)."""
+    if isinstance(value, str):
+        return terminal_text(value)
+    if isinstance(value, dict):
+        return {k: shown_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shown_data(v) for v in value]
+    return value
+
+
 def _shown(text: str | None) -> str | None:
     """A program's (or a service's) text as the panel shows it: the characters that reorder the text
     after them or that a person cannot see, as visible escapes (review 15, M8: "Trojan Source")."""

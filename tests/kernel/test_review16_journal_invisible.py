@@ -14,12 +14,9 @@ The right outcome: the HTML table shows them as visible escapes, as ``%pending``
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: %journal's HTML hides invisible characters in a call's arguments")
 def test_journal_html_shows_invisible_characters_of_a_paused_call(kernel: Kernel) -> None:
     kernel.execute("notes.add_note(text='pay alice' + chr(0x200b) * 3 + chr(0xe0041) + ' 10 EUR')")
     pending = kernel.ok("%pending")

@@ -39,7 +39,6 @@ def poisoned() -> ToolSetConnector:
     return ToolSetConnector([list_items], name="shop", target="review16 shop")
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: the panel catalog shows descriptions' invisible characters raw")
 @pytest.mark.parametrize("request_type,params", [
     ("list_connectors", {}), ("search", {"query": "list items"}), ("describe", {"target": "shop.list_items"}),
 ])
