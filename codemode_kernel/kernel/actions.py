@@ -32,7 +32,7 @@ from typing import Any
 
 from codemode_kernel.commands import door_text
 from codemode_kernel.connector_traces import ConnectorTraces
-from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError
+from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError, clip
 from codemode_kernel.kernel.display import (
     error_parts,
     error_traceback,
@@ -44,7 +44,7 @@ from codemode_kernel.kernel.notebook_runtime import NotebookRuntime, unreadable_
 from codemode_kernel.kernel.output import CellOutcome, Coalescing, NullSink, ReplayFilter, Sink, Tee
 from codemode_kernel.kernel.variables import CarriedVariables, carried_reads, not_carried_text, snippet_reads_text
 from codemode_kernel.kernel.widgets import CardActions, ExecutionCard
-from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet
+from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet, ToolLogEntry
 from codemode_kernel.rollback_report import rollback_text, unknown_calls
 from codemode_kernel.runtime import not_pending_text
 from codemode_kernel.selection import resolve_execution, revertible_calls
@@ -116,7 +116,9 @@ class Actions:
                 sink.display(result_bundle(out["result"]), result=True)
                 for image in image_bundles(out["result"]):  # an MCP tool's image content, shown as one
                     sink.display(image)
-            calls, revertable = await self._calls(eid, record.code)
+            calls, revertable, unknown = await self._calls(eid, record.code)
+            for entry in unknown:  # the program caught its OutcomeUnknown: the person still hears of it (16x M13)
+                sink.stream(_unknown_after_completion(eid, entry) + "\n", "stderr")
             self._finish(eid, record, "completed", calls=calls, revertible=revertable, can_save=True,
                          card_home=card_home)
             return CellOutcome(execution_id=eid)
@@ -131,7 +133,7 @@ class Actions:
         if where:  # for the author of the connector, never for the program (or the journal)
             sink.stream(where, "stderr")
         sink.error(ename, evalue, tb)
-        calls, revertable = await self._calls(eid, record.code)
+        calls, revertable, _ = await self._calls(eid, record.code)
         self._finish(eid, record, "error", calls=calls if revertable else 0, revertible=revertable,
                      can_save=False, card_home=card_home)
         return CellOutcome.failed(ename, evalue, tb, eid)
@@ -160,14 +162,16 @@ class Actions:
         names = [*self.home.runtime.connectors, "codemode"]
         return re.search(r"\b(" + "|".join(map(re.escape, names)) + r")\b", code) is not None
 
-    async def _calls(self, eid: str, code: str) -> tuple[int, int]:
-        """How many connector calls the execution journaled, and how many a rollback would revert."""
+    async def _calls(self, eid: str, code: str) -> tuple[int, int, list[ToolLogEntry]]:
+        """How many connector calls the execution journaled, how many a rollback would revert, and the calls
+        whose outcome is unknown."""
         if code and not self._may_call(code):
-            return 0, 0
+            return 0, 0, []
         state = await self.home.runtime.execution(eid)
         if state is None:
-            return 0, 0
-        return await self._revert_info(state)
+            return 0, 0, []
+        calls, revertable = await self._revert_info(state)
+        return calls, revertable, unknown_calls(state)
 
     async def _revert_info(self, state: ExecutionState) -> tuple[int, int]:
         """How many connector calls the execution made, and how many a rollback reverts (selection's rule)."""
@@ -578,3 +582,11 @@ def _reject_refusal(execution_id: str, seq: int | None, state: ExecutionState | 
         return str(InvalidStateError(execution_id, state.status, "reject", ["paused"]))
     pending = [e.seq for e in state.log if e.state == "pending"]
     return f"Call #{seq} of execution {execution_id!r} is not pending; the pending call(s): {pending}."
+
+
+def _unknown_after_completion(eid: str, entry: ToolLogEntry) -> str:
+    """A completed cell's word on a call whose outcome is unknown (its program caught the OutcomeUnknown)."""
+    why = clip(entry.error, 300) if entry.error else "its pass ended while it ran"
+    return (f"Note: call #{entry.seq} {entry.connector}.{entry.method} has an unknown outcome ({why}): it may have "
+            f"been done. Check {entry.connector} before sending it again; %journal {eid} shows it, and a rollback "
+            "does not revert it.")

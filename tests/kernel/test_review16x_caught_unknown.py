@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, write_notebook_dir
 
 PAYMENTS = '''
@@ -30,8 +28,6 @@ def make():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: a completed cell that caught OutcomeUnknown says nothing of "
-                                       "the unknown outcome")
 def test_a_completed_cell_with_an_unknown_outcome_says_so(tmp_path: Path) -> None:
     folder = write_notebook_dir(tmp_path / "nb", extra_toml='\n[connectors.payments]\npython = "payments_mod:make"\n')
     (folder / "payments_mod.py").write_text(PAYMENTS)
