@@ -20,7 +20,7 @@ from typing import Any
 
 from codemode_kernel.bytes_text import json_with_bytes
 from codemode_kernel.commands import Command, door_text, find_magic, magic_groups
-from codemode_kernel.errors import CodemodeError, UsageError
+from codemode_kernel.errors import CodemodeError, UsageError, clip
 from codemode_kernel.journal_files import shown_store
 from codemode_kernel.kernel.display import (
     MAX_TABLE_ROWS,
@@ -42,6 +42,7 @@ from codemode_kernel.kernel.output import CellOutcome, RecordingSink, Sink, Tee
 from codemode_kernel.kernel.session import NotebookSession
 from codemode_kernel.kernel.variables import carried_reads, not_carried_text, snippet_reads_text
 from codemode_kernel.models import STEP_CONNECTOR
+from codemode_kernel.terminal import terminal_text
 from codemode_kernel.wording import sentence
 
 _DOTTED = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$")
@@ -537,9 +538,21 @@ async def _save_snippet(m: Magics, v: dict[str, Any], sink: Sink) -> None:
                     f"Run it in a cell with codemode.run({snippet.name!r}, input).\n")
         _say_carried_reads(m, eid, snippet.code, sink)
         return
-    sink.stream(f"Saved snippet {snippet.name!r} from execution {eid}. Run it in a cell with "
-                f"codemode.run({snippet.name!r}, input); the code sees the value as `input`.\n")
+    sink.stream(f"Saved snippet {snippet.name!r} from execution {eid}{_saved_code(m, eid, snippet.code)}. Run it "
+                f"in a cell with codemode.run({snippet.name!r}, input); the code sees the value as `input`.\n")
     _say_carried_reads(m, eid, snippet.code, sink)
+
+
+def _saved_code(m: Magics, eid: str, code: str) -> str:
+    """What was saved, in a few words: its code's first line, and that newer runs were passed over (``last`` is
+    the newest *completed* execution: after a failed cell it is an older one; review 16x, M12)."""
+    lines = [line for line in code.splitlines() if line.strip()]
+    first = terminal_text(clip(lines[0].strip(), 100), multiline=False) if lines else ""
+    more = f" and {len(lines) - 1} more line(s)" if len(lines) > 1 else ""
+    newer = list(m.session.records)
+    skipped = newer[newer.index(eid) + 1:] if eid in newer else []
+    passed = f"; {len(skipped)} cell run(s) of this notebook came after it" if skipped else ""
+    return f" (its code: `{first}`{more}{passed})"
 
 
 def _say_carried_reads(m: Magics, eid: str, code: str, sink: Sink) -> None:

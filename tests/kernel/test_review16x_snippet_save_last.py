@@ -11,13 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, write_notebook_dir
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: %snippet save NAME last after a failed cell saves an older "
-                                       "cell's code and does not say so")
 def test_saving_last_after_a_failed_cell_says_what_it_saved(tmp_path: Path) -> None:
     kernel = Kernel(write_notebook_dir(tmp_path / "nb"))
     try:
