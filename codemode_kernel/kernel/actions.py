@@ -112,6 +112,10 @@ class Actions:
             missed = self.variables.carry(out, record.given, record.code)
             if missed:  # assigned but not carried: said on the cell that assigned them (review 14x H5)
                 sink.stream(not_carried_text(missed) + "\n", "stderr")
+            if replaced := self.variables.replaced:  # approved after later cells set them (review 16x, M14)
+                names = ", ".join(replaced)
+                sink.stream(f"Note: execution {eid} set {names} when it completed now; that replaces the value a later "
+                            "cell gave it (cells run in the order they finish).\n", "stderr")
             if out.get("result") is not None:
                 sink.display(result_bundle(out["result"]), result=True)
                 for image in image_bundles(out["result"]):  # an MCP tool's image content, shown as one

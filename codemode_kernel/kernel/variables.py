@@ -32,6 +32,8 @@ class CarriedVariables(MutableMapping[str, Any]):
 
     def __init__(self) -> None:
         self._values: dict[str, Any] = {}
+        #: Names the last carry() took over a value a later cell had set since the pass was given its own.
+        self.replaced: list[str] = []
         #: Each carried name's characters as JSON (its value's, with its key), as a pass's inputs count them.
         self._sizes: dict[str, int] = {}
         #: Names an earlier cell assigned but could not carry, with why (for a later NameError).
@@ -54,6 +56,7 @@ class CarriedVariables(MutableMapping[str, Any]):
         over ``codec.MAX_VALUE_CHARS`` in all: names that would take the total past it are not
         carried (first come first), and the cell says so (review 15, M6).
         """
+        self.replaced = []
         variables = out.get("variables")
         if not isinstance(variables, dict):
             return {}
@@ -75,6 +78,8 @@ class CarriedVariables(MutableMapping[str, Any]):
                 continue
             if name in given and codec.is_encodable(given[name]) and codec.encode(given[name]) == encoded:
                 continue
+            if name in self._values and _changed_since(self._values[name], given, name):
+                self.replaced.append(name)  # a later cell set it while this one waited (review 16x, M14)
             self._values[name] = codec.decode(encoded)
             taken[name] = self._sizes[name] = _entry_size(name, codec.dumps_encoded(encoded))
         total = 1 + sum(self._size(name) for name in self._values if name not in taken)  # '{' and '}'
@@ -271,3 +276,13 @@ def _kind(value: ast.expr | None) -> str:
     if isinstance(value, ast.GeneratorExp):
         return "generator"
     return ""
+
+
+def _changed_since(current: Any, given: Mapping[str, Any], name: str) -> bool:
+    """Whether ``current`` is not the value the pass was given as ``name`` (a later cell set it meanwhile)."""
+    if name not in given:
+        return True
+    try:
+        return bool(codec.encode(current) != codec.encode(given[name]))
+    except codec.EncodeError:
+        return current is not given[name]

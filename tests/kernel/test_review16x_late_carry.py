@@ -10,13 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, write_notebook_dir
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: an approved older cell replaces a later cell's carried value "
-                                       "without a word")
 def test_an_approval_that_replaces_a_newer_carried_value_says_so(tmp_path: Path) -> None:
     kernel = Kernel(write_notebook_dir(tmp_path / "nb"))
     try:
