@@ -90,8 +90,8 @@ async def resolve_execution(runtime: CodemodeRuntime, token: str, purpose: str |
         if models := [s for s in fitting if s.via_tool]:
             what, to = _WORDS.get(purpose or "", ("recorded", ""))
             raise CodemodeError(f"The newest {what} execution{to}, {models[0].id}, was started by a model through "
-                                "the codemode tool, so 'last' does not name it. Read it (`codemode show ID`, "
-                                "%journal ID in a notebook) and name it by its id.")
+                                f"the codemode tool, so 'last' does not name it. Read it (%journal {models[0].id} in "
+                                f"a notebook, `codemode show {models[0].id}` in a terminal) and name it by its id.")
         what, to = _WORDS.get(purpose or "", ("recorded", ""))
         waiting = next((s for s in executions if s.status in ("paused", "running")), None)
         now = (f" Execution {waiting.id} is {waiting.status}" + (": approve or reject its call first." if
@@ -116,12 +116,14 @@ def _last_decision(executions: Sequence[ExecutionState], purpose: str, own: Coll
         return mine[0].id
     if len(paused) == 1 and not paused[0].via_tool:
         return paused[0].id
-    if len(paused) == 1:  # a model's program: the person reads its call and names it
+    if len(paused) == 1:  # a model's program: the person reads its call and names it, by a command that runs
         state = paused[0]
+        seq = _waiting_seq(state)
+        named = f"{purpose} {state.id}" + (f" {seq}" if seq is not None else "")
         raise CodemodeError(f"The only paused execution, {state.id} ({_waiting_call(state)}), was started by a "
                             f"model through the codemode tool, so 'last' does not name it. Read its call "
-                            f"(%pending in a notebook, `codemode pending {state.id}` in a terminal) and name it: "
-                            f"{purpose} {state.id} SEQ.")
+                            f"(%pending {state.id} in a notebook, `codemode pending {state.id}` in a terminal) and "
+                            f"name it (%{named} in a notebook, `codemode {named}` in a terminal).")
     if not paused:
         raise CodemodeError(f"There is no paused execution to {purpose}. List the executions with their status "
                             "(%executions in a notebook, `codemode executions` in a terminal).")
@@ -130,6 +132,10 @@ def _last_decision(executions: Sequence[ExecutionState], purpose: str, own: Coll
     raise CodemodeError(f"{len(paused)} executions wait for approval, so 'last' names none of them: {listed}{more}. "
                         f"Name the one you were shown: {purpose} ID SEQ (%{purpose} in a notebook, `codemode "
                         f"{purpose}` in a terminal); %pending or `codemode pending ID` shows each call.")
+
+
+def _waiting_seq(state: ExecutionState) -> int | None:
+    return next((e.seq for e in state.log if e.state == "pending"), None)
 
 
 def _waiting_call(state: ExecutionState) -> str:

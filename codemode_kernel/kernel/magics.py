@@ -471,7 +471,11 @@ async def _pending(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     bundle = table_bundle(["execution", "seq", "call", "args"], rows, empty="Nothing is waiting for approval.",
                           width=None)
     if actions:
-        bundle["text/plain"] += ("\nApprove with %approve <execution> <seq> (that call only) or %approve last; reject "
+        # 'last' never names a model's pause (selection._last_decision): offered only beside a person's (16x L9).
+        models = {eid for eid in {a.execution_id for a in actions}
+                  if (state := await m.session.runtime.execution(eid)) is not None and state.via_tool}
+        last = "" if all(a.execution_id in models for a in actions) else " or %approve last"
+        bundle["text/plain"] += (f"\nApprove with %approve <execution> <seq> (that call only){last}; reject "
                                  "with %reject <execution>.")
     sink.display(bundle)
 

@@ -27,7 +27,6 @@ def make():
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: 'name it: approve ID SEQ' is not a command that runs")
 def test_the_refusal_of_last_gives_the_command_to_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "codemode.toml").write_text('[executor]\nkind = "inprocess"\n\n[connectors.notes]\n'
