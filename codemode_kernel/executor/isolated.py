@@ -969,6 +969,13 @@ class SubprocessExecutor:
         run = _Pass(worker, self.limits, host, on_output, names, loop, self.startup_timeout, self._note_isolation)
         with self._lock:
             self._running.add(run)
+        # The run line is written last, by the conversation's first step, and the loop sleeps soon after
+        # (~25 us). Tried and not kept (issue 12, s16p): writing it here, before the _Pass and the task are
+        # made, so the worker would start ~100-200 us sooner. The write's sync wake-up often puts the
+        # worker on this thread's CPU, where the host's setup after the write then holds it back (as
+        # runtime.py's docstring records for host work after the code is sent). Paired against the parent
+        # (benchmarks/s16p_ab.py, 200 ms apart, two processes alternating pass by pass, 8 rounds of 40,
+        # load 3.4-4.6): wall 1.203x (faster in 3 of 8), loop CPU 1.007x (lower in 4 of 8).
         task = loop.create_task(run.converse(run_line))
         task.add_done_callback(lambda _t: self._pool.retire(worker))
         self._tasks.add(task)
