@@ -30,6 +30,7 @@ killed); rewriting patterns for ``re`` (atomic groups) is not possible in genera
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import reprlib
 from collections.abc import Callable, Iterator, Mapping
@@ -324,13 +325,40 @@ def _quote(value: Any) -> str:
     return _SHORT.repr(value)
 
 
+def _unexpected(e: ValidationError) -> str | None:
+    """Keyword arguments the method does not take, in Python's words, each with the name it most likely meant
+    (review 16x L10: "Additional properties are not allowed ('timezon' unexpected) (remove the extra argument)"
+    for ``timezone``); None when the schema's own message must stand (patternProperties, odd shapes)."""
+    schema, instance = e.schema, e.instance
+    if not isinstance(schema, Mapping) or not isinstance(instance, Mapping) or schema.get("patternProperties"):
+        return None
+    known = schema.get("properties")
+    names = [k for k in known if isinstance(k, str)] if isinstance(known, Mapping) else []
+    taken = set(names)
+    extra = [k for k in instance if isinstance(k, str) and k not in taken][:MAX_PROBLEMS]
+    if not extra:
+        return None
+    said, near_any = [], False
+    for key in extra:
+        # Bounded: a hostile key or a schema with thousands of properties costs no quadratic matching.
+        near = (difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+                if len(key) <= MAX_QUOTE and len(names) <= 500 else [])
+        near_any = near_any or bool(near)
+        said.append(f"{_quote(key)} (did you mean {near[0]!r}?)" if near else _quote(key))
+    text = f"unexpected argument{'s' if len(extra) > 1 else ''} {', '.join(said)}"
+    if not near_any:
+        listed = ", ".join(sorted(names)[:20]) + (", …" if len(names) > 20 else "")
+        text += f" (it takes {listed})" if names else " (it takes no arguments)"
+    return text
+
+
 def _explain(e: ValidationError) -> str:
     path = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path).lstrip(".")
     path = path if len(path) <= MAX_QUOTE else path[:MAX_QUOTE] + "…"
     where = f"argument {path!r}" if path else "arguments"
     message = e.message if len(e.message) <= 2 * MAX_QUOTE else e.message[: 2 * MAX_QUOTE] + "…"
     if e.validator == "additionalProperties" and not e.absolute_path:
-        return f"{message} (remove the extra argument)"
+        return _unexpected(e) or f"{message} (remove the extra argument)"
     if e.validator == "required":
         return f"missing required {message.split(' is a required')[0]} argument"
     return f"{where}: {message}"

@@ -22,8 +22,6 @@ def get_current_time(timezone: str = "UTC") -> str:
     return "12:00 " + timezone
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: a mistyped keyword is 'Additional properties are not allowed "
-                                       "... remove the extra argument', no 'did you mean'")
 async def test_a_mistyped_keyword_names_the_one_meant(make_runtime: RuntimeFactory) -> None:
     rt = make_runtime([ToolSetConnector([get_current_time], name="clock")])
     out = await rt.execute('clock.get_current_time(timezon="UTC")')
