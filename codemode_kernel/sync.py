@@ -112,6 +112,14 @@ class SyncRuntime:
     def describe(self, target: str, *, page: int = 1, full: bool = False) -> DescribeOutput:
         return self._run(self.runtime.describe(target, page=page, full=full))
 
+    def starting_for(self, code: str) -> list[str]:
+        """The connectors still starting that ``execute(code)`` would wait for (see the async runtime's)."""
+
+        async def ask() -> list[str]:
+            return self.runtime.starting_for(code)
+
+        return self._run(ask())
+
     def interrupt(self) -> bool:
         """Stop the running pass(es), e.g. from another thread while ``execute`` blocks this one."""
 
