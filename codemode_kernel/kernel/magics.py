@@ -280,7 +280,7 @@ class Magics:
                 values["execution"] = await self.session.resolve(values["execution"], command.purpose or "")
             outcome = await _HANDLERS[command.name](self, values, sink)
         except (CodemodeError, LookupError) as exc:  # the library's hints, in the magics' words (review 14x M2)
-            return _fail(sink, type(exc).__name__, door_text(str(exc).strip("'\""), "magic"))
+            return _fail(sink, type(exc).__name__, door_text(_error_text(exc), "magic"))
         return outcome or CellOutcome()
 
     async def look(self, target: str, sink: Sink) -> CellOutcome:
@@ -291,7 +291,7 @@ class Magics:
                             note=f"{target} is described here, not run: %describe {target} (or {target}?) shows "
                                  "this; a program asks codemode.describe(...)")
         except (CodemodeError, LookupError) as exc:
-            return _fail(sink, type(exc).__name__, door_text(str(exc).strip("'\""), "magic"))
+            return _fail(sink, type(exc).__name__, door_text(_error_text(exc), "magic"))
         return CellOutcome()
 
     async def help_target(self, target: str, sink: Sink) -> CellOutcome:
@@ -317,6 +317,14 @@ class Magics:
         names = Names(connectors={name: {} for name in self.session.runtime.connectors},
                       variables=self.session.variables)
         return inspect_local(target, names)
+
+
+def _error_text(exc: BaseException) -> str:
+    """An error's text for a magic: a KeyError's message without its repr quotes; any other error as it is (a
+    message that starts with a quoted name keeps its quote, review 16x L3)."""
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return exc.args[0]
+    return str(exc)
 
 
 def _fail(sink: Sink, ename: str, evalue: str) -> CellOutcome:

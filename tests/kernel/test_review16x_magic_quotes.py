@@ -7,12 +7,9 @@ quote gone; the CLI's ``codemode save-snippet notes`` says ``'notes' is the name
 
 from __future__ import annotations
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: a magic's error loses the opening quote of a quoted name")
 def test_a_magic_error_keeps_its_quotes(shared_kernel: Kernel) -> None:
     shared_kernel.ok("1 + 1")
     run = shared_kernel.execute("%snippet save notes last x")
