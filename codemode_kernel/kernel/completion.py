@@ -54,6 +54,10 @@ _NAME_BEFORE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 _STRING_KEY_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[\s*(['\"])([^'\"\\]*)$")
 # ``notes.add_note(title="a", te``: inside a connector call (group 3 what is typed since the parenthesis).
 _CALL_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\(([^()]*)$")
+# ``title=`` or ``title=va`` (not ``==``) at the end of a call's arguments: a value is being typed (review 16x L1).
+_VALUE_BEFORE = re.compile(r"(?:^|[(,\s])[A-Za-z_][A-Za-z0-9_]*\s*=\s*[A-Za-z_0-9]*$")
+#: Characters before the cursor searched for a call opened on an earlier line (a bound: completion runs per key).
+_CALL_CONTEXT = 2_000
 # Magics whose first argument is an execution id: ``last`` and recent ids complete there.
 _ID_MAGICS = tuple(c.magic for c in COMMANDS if c.magic and c.positionals and c.positionals[0].kind == "execution")
 
@@ -106,7 +110,7 @@ def complete(code: str, cursor_pos: int, names: Names) -> dict[str, Any]:
     """A Jupyter ``complete_reply`` content for the cursor position."""
     before = code[:cursor_pos]
     line = before.rsplit("\n", 1)[-1]
-    items, start = _candidates(line, names)
+    items, start = _candidates(line, names, before[-_CALL_CONTEXT:])
     cursor_start = cursor_pos - start
     matches = [c.text for c in items]
     experimental = [{"start": cursor_start, "end": cursor_pos, "text": c.text, "type": c.type,
@@ -115,8 +119,9 @@ def complete(code: str, cursor_pos: int, names: Names) -> dict[str, Any]:
             "metadata": {"_jupyter_types_experimental": experimental}}
 
 
-def _candidates(line: str, names: Names) -> tuple[list[Completion], int]:
-    """Completions and how many characters before the cursor they replace."""
+def _candidates(line: str, names: Names, before: str = "") -> tuple[list[Completion], int]:
+    """Completions and how many characters before the cursor they replace (``before``: the code up to the cursor,
+    for a call opened on an earlier line)."""
     stripped = line.lstrip()
     if stripped.startswith("%"):
         return _magic_candidates(stripped, names)
@@ -126,12 +131,14 @@ def _candidates(line: str, names: Names) -> tuple[list[Completion], int]:
         prefix = keyed.group(3) if keyed else ""
         keys = sorted(k for k in value if isinstance(k, str)) if isinstance(value, Mapping) else []
         return [Completion(k, "text") for k in keys if k.startswith(prefix)], len(prefix)
-    call = _CALL_BEFORE.search(line)
+    call = _CALL_BEFORE.search(line) or (_CALL_BEFORE.search(before) if "\n" in before else None)
     arguments = names.arguments.get(f"{call.group(1)}.{call.group(2)}") if call else None
     if call and arguments is not None:
         given = set(re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)", call.group(3)))
         word = _NAME_BEFORE.search(call.group(3))
         prefix = word.group(0) if word else ""
+        if _VALUE_BEFORE.search(call.group(3)):  # ``title=`` / ``title=va``: a value goes here, not a keyword
+            return (_names_for(prefix, names) if prefix else []), len(prefix)
         offered = [Completion(f"{a}=", "param", f"argument of {call.group(1)}.{call.group(2)}")
                    for a in arguments if a not in given and a.startswith(prefix)]
         return offered + (_names_for(prefix, names) if prefix else []), len(prefix)

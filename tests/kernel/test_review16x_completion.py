@@ -48,13 +48,11 @@ def test_arguments_complete_in_a_call(kernel: Kernel) -> None:  # the part that 
     assert "body=" in matches(kernel, "memos.add_memo(title='x', ")
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: after 'title=' completion offers 'body=' (gives title=body=)")
 def test_no_keyword_is_offered_where_a_value_goes(kernel: Kernel) -> None:
     found = matches(kernel, "memos.add_memo(title=")
     assert not any(m.endswith("=") for m in found), found
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: a connector call split over lines completes no argument")
 def test_a_call_split_over_lines_completes_its_arguments(kernel: Kernel) -> None:
     found = matches(kernel, "m = memos.add_memo(\n    ti")
     assert "title=" in found, found
