@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from codemode_kernel.bytes_text import json_with_bytes
 from codemode_kernel.commands import door_text
 from codemode_kernel.connector_traces import ConnectorTraces
 from codemode_kernel.errors import CodemodeError, InvalidStateError, UnknownExecutionError, clip
@@ -37,6 +38,7 @@ from codemode_kernel.kernel.display import (
     error_parts,
     error_traceback,
     image_bundles,
+    json_text,
     pending_summary,
     result_bundle,
 )
@@ -48,6 +50,7 @@ from codemode_kernel.models import STEP_CONNECTOR, ExecutionState, Snippet, Tool
 from codemode_kernel.rollback_report import rollback_text, unknown_calls
 from codemode_kernel.runtime import not_pending_text
 from codemode_kernel.selection import resolve_execution, revertible_calls
+from codemode_kernel.terminal import terminal_text
 
 #: How many executions' records (code, output shown, card) are kept; paused ones are never dropped.
 MAX_RECORDS = 500
@@ -296,6 +299,12 @@ class Actions:
                 # nothing. The runtime's "whatever is pending" would approve a call that pass pauses on
                 # next, which nobody here was shown (s12a).
                 return await self._nothing_waits("approve", execution_id, record.card, origin)
+            state = await runtime.execution(execution_id)
+            if state is not None and state.via_tool:
+                # A model's program (the codemode tool), which sends the person here: its call is the model's
+                # words, and a typed %approve that names no call would run it unseen. It is shown whole, and
+                # nothing is approved until the person names that call (review 16 H4; the CLI asks, 15 H4).
+                return _model_call_shown(state, now[0], origin)
             seq, seen = now[0]["seq"], now[:1]
         card = record.card
         if card is not None and not card.locked:
@@ -539,6 +548,25 @@ def settled_text(verb: str, state: ExecutionState) -> str:
 
 def _same_call(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return all(a.get(k) == b.get(k) for k in ("seq", "connector", "method", "args"))
+
+
+def _model_call_shown(state: ExecutionState, pending: Mapping[str, Any], origin: Sink | None) -> dict[str, Any]:
+    """A typed ``%approve ID`` of a model's execution: its program and pending call, shown whole (arguments with
+    what a person cannot see as escapes), and a refusal saying how to approve that very call."""
+    eid, seq = state.id, pending.get("seq")
+    call = terminal_text(f"{pending.get('connector')}.{pending.get('method')}", multiline=False)
+    args = json_with_bytes(pending.get("args"), lambda v: json_text(v, indent=None, reveal=True), tagged=True)
+    program = "\n".join("  | " + terminal_text(line, multiline=False) for line in state.code.rstrip("\n").split("\n"))
+    if origin is not None:
+        origin.stream(f"Execution {eid} was started by a model (the codemode tool). Its program (approved, it runs on "
+                      f"from the top; earlier calls are replayed, not run again):\n{program}\n"
+                      f"It waits for approval of call #{seq} {call}({args})\n")
+    out = _refusal(eid, "NotApproved", (
+        f"Nothing was approved: execution {eid} was started by a model, so its call is the model's words. Read the "
+        f"call above; %approve {eid} {seq} approves that very call (or the Approve button of the Code Mode panel), "
+        f"%reject {eid} {seq} refuses it."))
+    _show_error(origin, out)
+    return out
 
 
 def _refusal(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

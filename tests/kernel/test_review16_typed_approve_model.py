@@ -20,8 +20,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-
 from codemode_kernel.building import runtime_for_folder
 from tests.kernel.kernel_harness import Kernel, calls, write_notebook_dir
 
@@ -36,7 +34,6 @@ async def _model_pauses(folder: Path) -> str:
     return str(out["execution_id"])
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: a typed %approve ID runs a model's call without showing it")
 def test_typed_approve_of_a_models_execution_shows_the_call_first(tmp_path: Path) -> None:
     folder = write_notebook_dir(tmp_path / "nb")
     (folder / "analysis.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}',
@@ -47,7 +44,25 @@ def test_typed_approve_of_a_models_execution_shows_the_call_first(tmp_path: Path
         run = kernel.execute(f"%approve {eid}")
         said = run.stdout + run.stderr + "".join(
             str(c["data"].get("text/plain", "")) for c in run.of("display_data") + run.of("execute_result"))
+        said += str((run.error or {}).get("evalue", ""))
     finally:
         kernel.shutdown()
     assert calls(folder, "add_note") == 0, f"the model's call ran on a typed %approve with no seq: {said}"
     assert "mallory" in said, said  # the call was shown whole
+    assert f"%approve {eid} 0" in said, said  # and how to approve that very call
+
+
+def test_approve_naming_the_call_runs_it(tmp_path: Path) -> None:
+    """The person who read the call names it: approved and run, once."""
+    folder = write_notebook_dir(tmp_path / "nb")
+    (folder / "analysis.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}',
+                                           encoding="utf-8")
+    eid = asyncio.run(_model_pauses(folder))
+    kernel = Kernel(folder)
+    try:
+        kernel.execute(f"%approve {eid}")
+        assert calls(folder, "add_note") == 0
+        kernel.ok(f"%approve {eid} 0")
+    finally:
+        kernel.shutdown()
+    assert calls(folder, "add_note") == 1
