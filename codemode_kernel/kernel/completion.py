@@ -131,7 +131,7 @@ def _candidates(line: str, names: Names, before: str = "") -> tuple[list[Complet
         prefix = keyed.group(3) if keyed else ""
         keys = sorted(k for k in value if isinstance(k, str)) if isinstance(value, Mapping) else []
         return [Completion(k, "text") for k in keys if k.startswith(prefix)], len(prefix)
-    call = _CALL_BEFORE.search(line) or (_CALL_BEFORE.search(before) if "\n" in before else None)
+    call = _CALL_BEFORE.search(line) or (_open_call(before) if "\n" in before else None)
     arguments = names.arguments.get(f"{call.group(1)}.{call.group(2)}") if call else None
     if call and arguments is not None:
         given = set(re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)", call.group(3)))
@@ -151,6 +151,15 @@ def _candidates(line: str, names: Names, before: str = "") -> tuple[list[Complet
     if not prefix:
         return [], 0
     return _names_for(prefix, names), len(prefix)
+
+
+def _open_call(before: str) -> re.Match[str] | None:
+    """``_CALL_BEFORE``'s match for a call opened on an earlier line and not closed: the regex is tried only
+    at the last ``(`` (from up to 200 characters before it), so a long line costs no backtracking."""
+    last = before.rfind("(")
+    if last == -1 or ")" in before[last:]:
+        return None
+    return _CALL_BEFORE.search(before, max(0, last - 200))
 
 
 def _in_string(line: str) -> bool:
