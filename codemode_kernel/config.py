@@ -68,6 +68,7 @@ from codemode_kernel.connectors.base import Connector
 from codemode_kernel.connectors.policy import ConnectorPolicy, WithPolicy
 from codemode_kernel.errors import ConfigurationError
 from codemode_kernel.journal_files import NOTEBOOK_ENV, existing_journal, sqlite_url
+from codemode_kernel.targets import masked
 from codemode_kernel.wording import sentence
 
 CONFIG_FILENAME = "codemode.toml"
@@ -443,8 +444,9 @@ class _Loader:
             # What it acts on, as far as this table says: the factory, its options, the folder its relative
             # paths start from; the same in every process that reads this file (rollback, approve: M4).
             with contextlib.suppress(AttributeError):  # a class whose target is a read-only property
-                connector.target = (f"python {target} in {self.base_dir} with "
-                                    f"{json.dumps(options, sort_keys=True, default=str)}")
+                shown = json.dumps(options, sort_keys=True, default=str)
+                connector.target = (f"python {target} in {self.base_dir} with "  # no credential (review 16 M1)
+                                    f"{masked(shown, [json.dumps(s)[1:-1] for s in _option_secrets(options)])}")
         if policy is None:
             return connector
         return WithPolicy(connector, policy, where=f"{self.label}: [{self.prefix}{key}]")
@@ -549,3 +551,22 @@ def resolve_sqlite_url(url: str, base_dir: Path) -> str:
                 path, sep, query = rest.partition("?")
                 return prefix + quote(str((base_dir / unquote(path)).resolve()), safe="/") + sep + query
     return url
+
+
+def _option_secrets(options: Any) -> list[str]:
+    """The credentials among a python table's options: the values of credential-named keys (``api_key``,
+    ``password``) and the passwords and credential-named query values of URLs (``dsn``), at any depth."""
+    from codemode_kernel.connectors.secrets import looks_secret, url_secrets
+
+    found: list[str] = []
+    if isinstance(options, Mapping):
+        for key, value in options.items():
+            if isinstance(value, str) and looks_secret(str(key)):
+                found.append(value)
+            found += _option_secrets(value)
+    elif isinstance(options, list):
+        for value in options:
+            found += _option_secrets(value)
+    elif isinstance(options, str) and "://" in options:
+        found += url_secrets(options, {})
+    return found

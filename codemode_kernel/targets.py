@@ -76,6 +76,15 @@ def secret_part(label: str, values: Mapping[str, str]) -> str:
     return f" {label}#{digest}"
 
 
+def masked(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each secret value written ``(a credential)`` and URL passwords dropped: what a target keeps of
+    a command line, a URL or options that carry a credential (review 16, M1). The fast hash of a target must
+    not be an offline oracle for a password, and a rotated credential is the same backend."""
+    for secret in sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True):  # as the redactor's
+        text = text.replace(secret, "(a credential)")
+    return without_password(text)
+
+
 def without_password(text: str) -> str:
     """``text`` with any ``scheme://user:password@`` written ``scheme://user@``."""
     return _URL_PASSWORD.sub(r"\1@", text)

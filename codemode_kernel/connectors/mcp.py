@@ -64,10 +64,10 @@ from codemode_kernel.connectors.policy import (
     shown,
     table_name,
 )
-from codemode_kernel.connectors.secrets import config_secrets, listed, redacting, redactor
+from codemode_kernel.connectors.secrets import arg_secrets, config_secrets, listed, redacting, redactor, url_secrets
 from codemode_kernel.connectors.stderr_tail import StderrTail
 from codemode_kernel.errors import ConfigurationError, ConnectorError, OutcomeUnknown
-from codemode_kernel.targets import secret_part
+from codemode_kernel.targets import masked, secret_part
 
 log = logging.getLogger(__name__)
 
@@ -198,13 +198,14 @@ class McpConnector(Connector):
             chosen = {f"header {k}": v for k, v in t.headers.items()}
             if "${" in t.url:
                 chosen["url"] = t.url
-            return f"mcp {t.url}" + secret_part("with", chosen)
+            return f"mcp {masked(t.url, url_secrets(t.url, {}))}" + secret_part("with", chosen)
         if t.command is not None:  # the environment often names the server's data or account
             # `command = "python"` is this process's interpreter, whose path differs between doors (the kernel's
             # .venv/bin/python, the codemode script's .venv/bin/python3.11): named by its environment instead, so
             # a pause made in one door is approved in another (review 16x, H1).
             command = f"(the Python of {sys.prefix})" if t.command == sys.executable else t.command
-            return (f"mcp {json.dumps([command, *t.args])} in {t.cwd or os.getcwd()}"  # where it runs, too
+            args = [masked(a, arg_secrets(t.args)) for a in t.args]  # no password in the fast hash (review 16 M1)
+            return (f"mcp {json.dumps([command, *args])} in {t.cwd or os.getcwd()}"  # where it runs, too
                     + secret_part("env", t.env or {}))
         return None  # an in-process server object: this very object
 

@@ -41,7 +41,6 @@ def make(dsn: str = "", api_key: str = ""):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: an MCP argument's URL password is in the fast target hash")
 def test_an_argument_urls_password_does_not_enter_the_fingerprint() -> None:
     def server(password: str) -> McpConnector:
         return McpConnector("db", command=sys.executable, args=["-m", "mcp_server_postgres",
@@ -50,7 +49,6 @@ def test_an_argument_urls_password_does_not_enter_the_fingerprint() -> None:
     assert fingerprint(server("old-password-1")) == fingerprint(server("new-password-2"))
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: a url MCP server's credential query is in the fast target hash")
 def test_a_server_urls_credential_does_not_enter_the_fingerprint() -> None:
     """Hosted MCP servers are often given as a URL with the key in its query (``...?api_key=...``)."""
     def server(key: str) -> McpConnector:
@@ -59,7 +57,6 @@ def test_a_server_urls_credential_does_not_enter_the_fingerprint() -> None:
     assert fingerprint(server("sk-old-key-0001")) == fingerprint(server("sk-new-key-0002"))
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: a python connector's credential options are in the fast target hash")
 @pytest.mark.parametrize("options", ['{ dsn = "postgresql://app:PASSWORD@db.internal/prod" }',
                                      '{ api_key = "PASSWORD" }'])
 def test_a_python_connectors_credential_option_does_not_enter_the_fingerprint(tmp_path: Path, options: str) -> None:
