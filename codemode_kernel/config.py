@@ -53,7 +53,9 @@ import difflib
 import importlib
 import inspect
 import json
+import logging
 import os
+import stat
 import sys
 import tomllib
 import traceback
@@ -70,6 +72,8 @@ from codemode_kernel.errors import ConfigurationError
 from codemode_kernel.journal_files import NOTEBOOK_ENV, existing_journal, sqlite_url
 from codemode_kernel.targets import masked
 from codemode_kernel.wording import sentence
+
+log = logging.getLogger(__name__)
 
 CONFIG_FILENAME = "codemode.toml"
 PYPROJECT_FILENAME = "pyproject.toml"
@@ -182,7 +186,34 @@ def find_config(start: Path, env: Mapping[str, str] | None = None) -> Path | Non
     for folder in (start, *start.parents):
         candidate = folder / PYPROJECT_FILENAME
         if candidate.is_file() and _has_tool_codemode(candidate):
+            if folder != start and not _yours(candidate):
+                # Found in a parent folder and another user's (a /tmp/pyproject.toml): its python tables would
+                # be imported, and its mcp commands run, as this person (review 16 H5; git's safe.directory).
+                log.warning("codemode: %s is not used: it belongs to another user (uid %s), or others may replace "
+                            "it; put a codemode.toml beside the notebook, or set CODEMODE_CONFIG", candidate,
+                            _owner(candidate))
+                continue
             return candidate
+    return None
+
+
+def _yours(path: Path) -> bool:
+    """Whether a configuration file found in a parent folder may configure this person's notebook: it is theirs
+    (or root's), and its folder does not let others replace it (writable by all without the sticky bit)."""
+    if not hasattr(os, "geteuid"):
+        return True
+    try:
+        owner, folder_mode = path.stat().st_uid, path.parent.stat().st_mode
+    except OSError:
+        return False
+    if owner not in (os.geteuid(), 0):
+        return False
+    return not (folder_mode & stat.S_IWOTH and not folder_mode & stat.S_ISVTX)
+
+
+def _owner(path: Path) -> int | None:
+    with contextlib.suppress(OSError):
+        return path.stat().st_uid
     return None
 
 

@@ -39,7 +39,6 @@ def make():
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the file to another user")
-@pytest.mark.xfail(strict=True, reason="review 16: a parent folder's pyproject.toml owned by another user is loaded")
 def test_a_parent_folders_configuration_of_another_user_runs_nothing(tmp_path: Path) -> None:
     shared = tmp_path / "shared"  # stands for /tmp: world-writable, sticky
     shared.mkdir()
@@ -61,3 +60,10 @@ def test_a_parent_folders_configuration_of_another_user_runs_nothing(tmp_path: P
         sys.modules.pop("review16_parent_evil", None)
     assert not (shared / "ran-as-victim").exists(), "another user's module ran at the configuration's load"
     assert not any(c.name == "helper" for c in config.connectors), config.connectors
+
+
+def test_a_parent_folders_configuration_of_ones_own_is_used(tmp_path: Path) -> None:
+    """The control: the same file, the person's own, still configures a notebook in a subfolder."""
+    (tmp_path / "pyproject.toml").write_text('[tool.codemode]\nruntime_name = "mine"\n', encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    assert load_config(tmp_path / "sub").source == tmp_path / "pyproject.toml"
