@@ -203,13 +203,24 @@ def value_text(encoded: Any) -> str:
     # Characters a person cannot see, or that reorder what follows (bidi overrides), are shown as
     # escapes: the panel is where a person reads a call's arguments before deciding (review 12).
     if isinstance(encoded, str):
-        return terminal_text(encoded)
+        return _runs_counted(terminal_text(encoded))
     try:
         json.dumps(encoded, allow_nan=False)  # strict JSON, or the repr below
     except (TypeError, ValueError):
-        return terminal_text(repr(encoded))
+        return _runs_counted(terminal_text(repr(encoded)))
     # Bytes as b'...' (N bytes), not the codec's base64 tag (bytes_text).
-    return json_with_bytes(encoded, lambda v: terminal_json(v, indent=2), tagged=True)
+    return _runs_counted(json_with_bytes(encoded, lambda v: terminal_json(v, indent=2), tagged=True))
+
+
+#: Eight or more of one escaped character in a row (terminal_text's escapes).
+_RUN = re.compile(r"(\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8}))\1{7,}")
+
+
+def _runs_counted(text: str) -> str:
+    """Runs of one invisible character written once with their length (``[\\u200b x 990,000]``): padding that
+    grew six-fold as escapes pushed the rest of an argument past what "Show all" sends, and a person cannot
+    count escapes anyway (review 16, M3)."""
+    return _RUN.sub(lambda m: f"[{m.group(1)} x {len(m.group(0)) // len(m.group(1)):,}]", text)
 
 
 def abbreviate(encoded: Any, limit: int = PREVIEW_CHARS) -> dict[str, Any]:

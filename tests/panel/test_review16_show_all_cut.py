@@ -22,7 +22,6 @@ from tests.panel.conftest import Setup
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: Show all cuts arguments padded with invisible characters")
 async def test_show_all_shows_the_end_of_a_padded_argument(setup: Setup) -> None:
     code = "shop.create_item(title=chr(0x200b) * 990000 + ' pay mallory 9000 EUR')"
     paused = await setup.host.rt.execute(code)
