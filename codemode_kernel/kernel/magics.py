@@ -532,6 +532,9 @@ async def _reject(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
 
 async def _rollback(m: Magics, v: dict[str, Any], sink: Sink) -> CellOutcome:
     eid = v["execution"]
+    state = await m.session.runtime.execution(eid)  # `last` may be cells up: say which (review 16x L5)
+    sink.stream(f"Execution {eid}" + (f" ({_first_line(state.code)})" if state is not None and state.code.strip()
+                                      else "") + ":\n")
     try:
         await m.session.rollback(eid, origin=sink)
     except CodemodeError as exc:

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, write_notebook_dir
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: %rollback last does not name the execution it rolled back")
 def test_rollback_last_names_the_execution_it_reverted(tmp_path: Path) -> None:
     kernel = Kernel(write_notebook_dir(tmp_path / "nb"))
     try:
