@@ -46,13 +46,13 @@ def secret_part(label: str, values: Mapping[str, str]) -> str:
     """``" label#digest"`` for settings that pick the backend (an MCP server's ``env`` and ``headers``, an
     OpenAPI connector's ``headers`` and account; review 15 H1, 15x M10), or ``""`` for none. ``${VAR}``
     references are read from the environment, as the connection would (an unset one stays as written).
-    A setting whose name looks like a credential (``looks_secret``: TOKEN, Authorization, ...) counts by its
-    name only, and a URL without its password: those rotate while the backend stays. The digest is a slow
-    salted hash all the same: what is left may name a user or a host, and the journal keeps its hash."""
+    A setting whose name is a credential's (:func:`credential_name`: TOKEN, Authorization, ...) counts by its
+    name and the ``${VAR}`` names it reads only, and a URL without its password: those rotate while the backend
+    stays. The digest is a slow salted hash all the same: what is left may name a user or a host, and the journal
+    keeps its hash."""
     if not values:
         return ""
     from codemode_kernel.connectors.policy import expand_env  # policy imports the connectors' base, as we do
-    from codemode_kernel.connectors.secrets import looks_secret
 
     def resolved(text: str) -> str:
         try:
@@ -62,9 +62,12 @@ def secret_part(label: str, values: Mapping[str, str]) -> str:
 
     def kept(name: str, text: str) -> str:
         # A credential rotates without the backend changing: its name counts, not its value (review 15x M10);
-        # a URL's password likewise.
-        if looks_secret(name.rsplit(" ", 1)[-1]):
-            return "(a credential)"
+        # a URL's password likewise. Which variable it is read from is the account, though ("Bearer ${ALICE}"
+        # or "${BOB}"), and so is a setting only named like a credential ("X-Author", "KEYSPACE", a URL under
+        # "AUTH_URL"): those count (review 16 H1).
+        if credential_name(name.rsplit(" ", 1)[-1]) and "://" not in text:
+            read_from = sorted(set(_ENV_REF.findall(text)))
+            return "(a credential" + (f" from ${', $'.join(read_from)})" if read_from else ")")
         return without_password(resolved(text))
 
     text = json.dumps({k: kept(k, v) for k, v in values.items()}, sort_keys=True, ensure_ascii=False)
@@ -74,6 +77,21 @@ def secret_part(label: str, values: Mapping[str, str]) -> str:
     if digest is None:
         digest = _digests.setdefault(key, hashlib.pbkdf2_hmac("sha256", data, _SALT, SECRET_ROUNDS).hex()[:32])
     return f" {label}#{digest}"
+
+
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: The words that make a setting's name a credential's, as whole words of it (``X-Api-Key``, ``GITHUB_TOKEN``,
+#: ``Authorization``, ``db_password``), not as any part (``X-Author``, ``KEYSPACE``, ``X-Session-Db``: review 16 H1).
+#: The redactor's test (``secrets.looks_secret``) stays the wide one: redacting too much costs little.
+_CREDENTIAL_WORDS = frozenset({"token", "tokens", "secret", "secrets", "password", "passwd", "pwd", "pass",
+                               "passphrase", "apikey", "key", "keys", "cookie", "cookies", "credential", "credentials",
+                               "bearer", "signature", "authorization", "auth", "pat", "jwt"})
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def credential_name(name: str) -> bool:
+    """Whether a setting's name says its value is a credential, judged by its whole words."""
+    return any(word.lower() in _CREDENTIAL_WORDS for word in _NAME_WORDS.findall(name))
 
 
 def masked(text: str, secrets: Iterable[str]) -> str:

@@ -64,7 +64,6 @@ def service() -> Iterator[tuple[str, list[dict[str, str]]]]:
         server.server_close()
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: a credential header from another account's ${VAR} keeps the target")
 async def test_approve_with_another_accounts_token_variable_runs_nothing(
         make_runtime: RuntimeFactory, service: tuple[str, list[dict[str, str]]],
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -82,7 +81,6 @@ async def test_approve_with_another_accounts_token_variable_runs_nothing(
     assert out["status"] == "error" and out.get("refused") is True, out
 
 
-@pytest.mark.xfail(strict=True, reason="review 16: a backend-picking header named like a credential is counted by name")
 @pytest.mark.parametrize("header", ["X-Author", "X-Keyspace", "X-Session-Db"])
 async def test_approve_from_a_connector_whose_tenant_header_changed_runs_nothing(
         make_runtime: RuntimeFactory, service: tuple[str, list[dict[str, str]]], header: str) -> None:
