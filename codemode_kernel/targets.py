@@ -164,7 +164,10 @@ def refusal(execution_id: str, verb: str, changed: Sequence[tuple[str, str]]) ->
     nothing = "nothing was rolled back" if verb == "roll back" else "nothing was approved"
     again = "roll it back" if verb == "roll back" else "approve it"
     were = "they were" if several else "it was"
-    text = (f"Execution {execution_id!r} made its calls on connector{s} {shown} as {were} "
+    # A rollback checks the connectors the execution called; an approval every one it started with, called or
+    # not yet (its later passes may call them): said so, not "made its calls on" (review 16x, M3).
+    used = "made its calls on" if verb == "roll back" else "was started with"
+    text = (f"Execution {execution_id!r} {used} connector{s} {shown} as {were} "
             f"configured then; the connector{s} of {'those names' if several else 'that name'} configured now may act "
             f"on another backend, so {nothing}: it would run where the execution never ran.")
     if configured:

@@ -80,8 +80,6 @@ def test_a_pause_made_under_one_interpreter_name_is_approved_under_another(tmp_p
     assert out["status"] == "completed", out.get("error")
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: the approve refusal says the execution made its calls on a "
-                                       "connector it never called")
 def test_a_refusal_does_not_say_calls_were_made_on_a_connector_never_called(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "codemode.toml").write_text(TOML)
