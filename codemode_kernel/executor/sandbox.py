@@ -571,8 +571,42 @@ class _Runner:
         self.snippet_depth += 1
         try:
             return _exec(code, g)
+        except (KeyError, TypeError) as exc:  # the input was not what the code reads (review 16x M4)
+            note = _input_note(exc, source, filename, value)
+            if note:
+                exc.add_note(_INPUT_NOTE + note)  # the program's own view (str(e), its type) is unchanged
+            raise
         finally:
             self.snippet_depth -= 1
+
+
+#: Marks the note a snippet's failed read of its ``input`` adds to the error (read by ``_describe_error``).
+_INPUT_NOTE = "codemode snippet input: "
+
+
+def _input_note(exc: BaseException, source: str, filename: str, value: Any) -> str:
+    """What was wrong with a snippet's input when its code failed reading it: a key the input lacks, or an
+    input that is not a dict; '' when the failing line does not read ``input[...]``."""
+    lineno = _error_lineno(exc, filename)
+    lines = source.splitlines()
+    if lineno is None or not 0 < lineno <= len(lines) or "input[" not in lines[lineno - 1].replace(" ", ""):
+        return ""
+    name = filename[len("<snippet "):-1] if filename.startswith("<snippet ") and filename.endswith(">") else filename
+    if type(exc) is KeyError and isinstance(value, Mapping) and len(exc.args) == 1:
+        key = exc.args[0]
+        if not isinstance(key, (str, int)) or key in value:
+            return ""
+        shown = repr(key) if len(repr(key)) <= 100 else repr(key)[:100] + "…"
+        has = sorted(repr(k)[:40] for _, k in zip(range(10), value, strict=False))
+        keys = f"its keys are {', '.join(has)}" if has else "it is empty"
+        return (f"its input has no key {shown} ({keys}), and the snippet reads input[{shown}]: pass it, "
+                f"codemode.run({name!r}, {{{shown}: ...}})")
+    text = str(exc)
+    if (isinstance(exc, TypeError) and not isinstance(value, Mapping)
+            and ("indices must be" in text or "not subscriptable" in text)):
+        return (f"its input is {type(value).__name__}, not a dict, and the snippet reads input[...]: pass a dict, "
+                f"codemode.run({name!r}, {{...}}) (codemode.describe({name!r}) shows the keys it reads)")
+    return ""
 
 
 def _exec(code: CodeType, g: dict[str, Any]) -> Any:
@@ -713,6 +747,10 @@ def _describe_error(exc: BaseException, source: str, g: Mapping[str, Any], reser
             message += "; " + out_of_memory_hint
     snippet = _failed_snippet(exc)
     if snippet is not None and not isinstance(exc, MemoryError):  # which saved program failed (review 14x, M7)
+        note = next((n[len(_INPUT_NOTE):] for n in getattr(exc, "__notes__", None) or ()
+                     if isinstance(n, str) and n.startswith(_INPUT_NOTE)), None)
+        if note is not None:  # its input was wrong: say so, not only what the code tripped on (review 16x M4)
+            message = note if isinstance(exc, TypeError) else f"{message}: {note}"
         message = f"snippet {snippet!r} failed: {message}"
     return {"type": type_name, "message": message, "lineno": _error_lineno(exc, CELL_FILENAME),
             "traceback": _format_traceback(exc, source)}

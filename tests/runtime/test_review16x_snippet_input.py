@@ -21,7 +21,6 @@ pytestmark = pytest.mark.anyio
 CODE = 'tag = input["tag"]\n{"tag": tag, "limit": input.get("limit", 5)}'
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: a snippet's missing input key fails as a bare KeyError 'tag'")
 async def test_a_missing_input_key_is_named_as_the_input(make_runtime: RuntimeFactory) -> None:
     rt = make_runtime([])
     made = await rt.execute(CODE, inputs={"input": {"tag": "ci"}})
@@ -34,8 +33,6 @@ async def test_a_missing_input_key_is_named_as_the_input(make_runtime: RuntimeFa
     assert "input" in said and "'tag'" in said, out["error"]
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: a snippet given a string input fails as 'string indices must "
-                                       "be integers'")
 async def test_an_input_that_is_not_a_dict_is_named_as_the_input(make_runtime: RuntimeFactory) -> None:
     rt = make_runtime([])
     made = await rt.execute(CODE, inputs={"input": {"tag": "ci"}})
