@@ -607,9 +607,8 @@ class CodemodeRuntime:
                     f"execution {execution_id!r} was started with connectors that are unavailable now: {why}. "
                     "Nothing was approved: approve again once they are back (%connectors shows their state)"))
             if missing:
-                return _refused(execution_id, "ConfigurationError", (
-                    f"execution {execution_id!r} used connector(s) {missing} that are not configured now; "
-                    "configure them again, then approve"))
+                return _refused(execution_id, "ConfigurationError", _missing_refusal(
+                    execution_id, missing, row.options.get("targets")))
             moved = targets.changed(row.options.get("targets"), catalog.targets, row.connectors)
             if moved:  # another backend has the name now (review 13, M4)
                 return _refused(execution_id, "ConfigurationError", targets.refusal(execution_id, "approve", moved))
@@ -1308,6 +1307,25 @@ def _not_pending(j: RuntimeJournal, execution_id: str, seq: int, row: ExecutionR
     """Why an approval of call #``seq`` was refused, from the execution ``row`` read after the refusal."""
     return not_pending_text("approve", execution_id, seq, row.status if row is not None else None,
                             j.entries(execution_id) if row is not None else [])
+
+
+def _missing_refusal(execution_id: str, missing: list[str], recorded: Any) -> str:
+    """Why an approval refused: connectors the execution had are not configured now (review 16x M11). One made in
+    code without ``target=`` (``connect(...)`` in a ``%%host`` cell) was that very object, in a process that has
+    ended (a kernel before its restart): configuring it again cannot bring it back, so say the way that is left."""
+    names = ", ".join(repr(name) for name in missing)
+    then = recorded if isinstance(recorded, Mapping) else {}
+    gone = [name for name in missing if str(then.get(name, "")).startswith("o:")]  # targets' object fingerprint
+    if gone:
+        shown = ", ".join(repr(name) for name in gone)
+        return (f"execution {execution_id!r} used {shown}, made in code without a target= in a process that has "
+                "ended (a kernel before its restart, say): no connector configured now is known to act where it "
+                "did, so nothing was approved, and connecting it again cannot change that. Or reject the execution, "
+                f"which ends it without running the call: runtime.reject({execution_id!r}). Give the connector a "
+                "target= (ToolSetConnector([...], name=..., target='...')) so a later pause can be approved "
+                "after a restart.")
+    return (f"execution {execution_id!r} used connector(s) {names} that are not configured now; configure them "
+            "again, then approve")
 
 
 def _refused(execution_id: str, error_type: str, message: str) -> dict[str, Any]:

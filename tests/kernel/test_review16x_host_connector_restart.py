@@ -12,16 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, write_notebook_dir
 
 CONNECT = ('%%host\ndef add(a: int, b: int) -> int:\n    """Add."""\n    return a + b\n'
            'connect(ToolSetConnector([add], name="calc", requires_approval={"add"}))\n')
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: after a restart, 'configure them again, then approve' for a "
-                                       "connector made in code cannot work")
 def test_a_pause_on_a_host_connector_after_restart_is_told_it_can_only_be_rejected(tmp_path: Path) -> None:
     kernel = Kernel(write_notebook_dir(tmp_path / "nb"))
     try:
