@@ -29,7 +29,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -182,9 +182,11 @@ class CodemodeKernel(IPythonKernel):
         return reply
 
     async def _run(self, code: str, sink: Sink, count: int, cell_id: str | None) -> CellOutcome:
-        for problem in self.notebook.take_unreported():
-            sink.stream(f"Code Mode configuration: {problem}\n", "stderr")
         cell = classify(code) if code.strip() else None
+        unreported = self.notebook.take_unreported()
+        if not (cell is not None and cell.kind == "magics" and _lists_problems(cell.lines)):
+            for problem in unreported:  # %connectors lists every problem itself (review 16x, L2)
+                sink.stream(f"Code Mode configuration: {problem}\n", "stderr")
         if cell is None or cell.kind != "host":
             self._say_notices(sink)
         if cell is None:
@@ -331,3 +333,8 @@ def main() -> None:
     from ipykernel.kernelapp import IPKernelApp
 
     IPKernelApp.launch_instance(kernel_class=CodemodeKernel)
+
+
+def _lists_problems(lines: Sequence[str]) -> bool:
+    """Whether a magics cell runs %connectors, which lists every configuration problem and unavailable connector."""
+    return any(line.strip().split(maxsplit=1)[:1] == ["%connectors"] for line in lines)

@@ -390,6 +390,7 @@ async def _connectors(m: Magics, v: dict[str, Any], sink: Sink) -> None:
     sink.stream("\n".join(lines) + "\n")
     if problems:
         sink.stream("Problems:\n" + "".join(f"  {p}\n" for p in problems), "stderr")
+    session.mark_said(catalog.unavailable)  # listed here: no later note repeats them (review 16x, L2)
 
 
 async def _search(m: Magics, v: dict[str, Any], sink: Sink) -> None:

@@ -94,6 +94,8 @@ class NotebookRuntime:
         #: The last load could not read the file and kept the configuration read before it.
         self.kept_last_good = False
         self.unreported: list[str] = []
+        #: Connectors whose failure this runtime's notes or %connectors have shown (each is said once).
+        self.said_unavailable: set[str] = set()
         self.notices: list[str] = []  # said once, in the next cell's output (not problems)
         self.journal: Located | None = None  # the notebook's own journal file (None: not located yet)
         self.home_loop: asyncio.AbstractEventLoop | None = None
@@ -125,6 +127,7 @@ class NotebookRuntime:
             # cells show each problem once themselves (%reload printed them twice, issue 16).
             log.debug("Code Mode configuration: %s", p)
         self.unreported = [str(p) for p in self.config.problems]
+        self.said_unavailable = set()  # a new runtime: its connectors' failures are said anew
         if first and self.config.source is None and NO_CONNECTORS_HINT not in self.notices:
             self.notices.append(NO_CONNECTORS_HINT)
         self._dirty = True
@@ -297,7 +300,7 @@ class NotebookRuntime:
             # them in a thread so the kernel answers kernel_info and completions meanwhile.
             await asyncio.to_thread(importlib.import_module, "codemode_kernel.runtime")
             runtime = self.runtime
-            said: set[str] = set()
+            said = self.said_unavailable
             # First what is known once the start's grace is over (a server that failed at once), then the rest:
             # a server that hangs does not hold back the note on one that failed (review 16x, M1).
             catalog = await runtime.catalog(waiting=False)
@@ -311,6 +314,12 @@ class NotebookRuntime:
         except Exception:  # shown by the first cell that needs it
             log.warning("Code Mode warm-up failed", exc_info=True)
         self.notify("kernel_ready", None)
+
+    def mark_said(self, unavailable: Mapping[str, str]) -> None:
+        """These connectors' failures were shown (``%connectors`` lists every one): no note says them again."""
+        self.said_unavailable.update(unavailable)
+        self.unreported = [note for note in self.unreported
+                           if not any(note.startswith(f"connector {name!r} is unavailable:") for name in unavailable)]
 
     def _say_unavailable(self, unavailable: Mapping[str, str], said: set[str]) -> None:
         for name, reason in sorted(unavailable.items()):

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.kernel.kernel_harness import Kernel, write_notebook_dir
 
 EXITS = 'import sys\nprint("fatal: missing API key", file=sys.stderr)\nsys.exit(3)\n'
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: %connectors as the first cell says a server's failure twice")
 def test_connectors_as_the_first_cell_says_a_failure_once(tmp_path: Path) -> None:
     folder = write_notebook_dir(tmp_path / "nb", extra_toml='\n[connectors.dead]\nmcp = { command = "python", '
                                                             'args = ["exits.py"] }\n')
