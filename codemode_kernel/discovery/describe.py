@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 import unicodedata
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -415,13 +416,26 @@ def inferred_input_schema(code: str) -> dict[str, Any] | None:
             "required": list(dict.fromkeys(required)), "additionalProperties": True}
 
 
+def snippet_approvals(code: str, catalog: Catalog) -> list[str]:
+    """The methods needing a person's approval that a snippet's code calls (``notes.add_note``), sorted: running it
+    may pause there, so search and describe say so (review 16x, M10)."""
+    found = {f"{c}.{m}" for c, m in _CALLED.findall(code)
+             if (method := catalog.get(c, m)) is not None and method.tool.requires_approval}
+    return sorted(found)
+
+
+_CALLED = re.compile(r"\b([A-Za-z_]\w*)\s*\.\s*([A-Za-z_]\w*)\s*\(")
+
+
 def describe_snippet(name: str, description: str, code: str, input_schema: Any,
-                     connectors: list[str]) -> DescribeOutput:
+                     connectors: list[str], approvals: Sequence[str] = ()) -> DescribeOutput:
     schema = input_schema if isinstance(input_schema, dict) else (inferred_input_schema(code) or {})
     wrapped = {"type": "object", "properties": {"input": schema}, "required": ["input"]} if schema else None
     header = method_stub("run", description=f"codemode.run({name!r}, input): {description}".strip(),
                          input_schema=wrapped or {"type": "object", "properties": {}})
     uses = f"# connectors: {', '.join(connectors) or '(none)'}\n"
+    if approvals:
+        uses += f"# needs a person's approval: it calls {', '.join(approvals)}\n"
     lines = code.splitlines()
     body = "".join(f"# {_source_line(line)}\n" if line.strip() else "#\n" for line in lines)
     truncated = False
@@ -435,7 +449,7 @@ def describe_snippet(name: str, description: str, code: str, input_schema: Any,
             size += len(line)
         body = "".join(kept) + f"# note: {len(lines) - len(kept)} more source lines are not shown\n"
         truncated = True
-    return DescribeOutput(path=name, description=description, requires_approval=False,
+    return DescribeOutput(path=name, description=description, requires_approval=bool(approvals),
                           types=f"{header}\n# snippet source:\n{uses}{body}", kind="snippet", truncated=truncated)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from codemode_kernel.catalog import Catalog
-from codemode_kernel.discovery.describe import inferred_input_schema
+from codemode_kernel.discovery.describe import inferred_input_schema, snippet_approvals
 from codemode_kernel.discovery.search import (
     SearchIndex,
     first_sentence,
@@ -77,8 +77,9 @@ def search_output(index: SearchIndex, catalog: Catalog, snippets: Mapping[str, S
     for key, score in ranked:
         if key.startswith("snippet:"):
             s = snippets[key.split(":", 1)[1]]
-            results.append(SearchResult(s.name, "codemode", "run", _snippet_headline(s), False, "snippet",
-                                        round(score, 2), _snippet_required(s)))
+            results.append(SearchResult(s.name, "codemode", "run", _snippet_headline(s),
+                                        bool(snippet_approvals(s.code, catalog)), "snippet", round(score, 2),
+                                        _snippet_required(s)))
             continue
         name, method = key.split(".", 1)
         m = catalog.methods[name][method]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from codemode_kernel.catalog import Catalog
-from codemode_kernel.discovery.describe import describe_snippet, describe_target
+from codemode_kernel.discovery.describe import describe_snippet, describe_target, snippet_approvals
 from codemode_kernel.discovery.results import (
     SnippetLike,
     build_index,
@@ -92,7 +92,8 @@ class Discovery:
             if row is None:
                 return None
             return describe_snippet(row.name, row.description, row.code,
-                                    json.loads(row.input_schema) if row.input_schema else None, list(row.connectors))
+                                    json.loads(row.input_schema) if row.input_schema else None, list(row.connectors),
+                                    snippet_approvals(row.code, catalog))
 
         def rank(words: str) -> list[str]:
             return [r.path for r in self.search(catalog, snippets(), words, limit=3).results if r.kind == "method"]

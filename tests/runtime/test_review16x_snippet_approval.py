@@ -16,8 +16,6 @@ from tests.support import Shop
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: search lists a snippet that calls an approval method as "
-                                       "requires_approval False")
 async def test_a_snippet_that_calls_an_approval_method_is_listed_as_needing_approval(
         make_runtime: RuntimeFactory) -> None:
     rt = make_runtime([Shop()])
