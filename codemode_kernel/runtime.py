@@ -786,9 +786,16 @@ class CodemodeRuntime:
         text = codec.storable_text(f"{error_type}: {message}" + (f" (line {lineno})" if lineno else ""))
         if state.running is not None and error_type in _STOPPED:  # the call outlives its pass (review 14x, M9)
             seq, path = state.running
-            text = (f"{sentence(text)} Call #{seq} ({path}) was running when the pass stopped: it was not stopped and "
-                    "may still take effect; the journal records its outcome when it ends. Look at the journal "
-                    "before you send it again.")
+            running = catalog.get(*path.split(".", 1)) if "." in path else None
+            if running is not None and running.tool.reads_only:  # a read cut off changed nothing (review 16x, M9)
+                text = (f"{sentence(text)} Call #{seq} ({path}) was running when the pass stopped; it only reads "
+                        "(its server says so), so nothing was changed and there is nothing to undo.")
+                j.finish_entry(execution_id, seq, "error", error=codec.storable_text(
+                    f"Interrupted: the pass stopped while this read ran ({error_type}); it changed nothing"))
+            else:
+                text = (f"{sentence(text)} Call #{seq} ({path}) was running when the pass stopped: it was not stopped "
+                        "and may still take effect; the journal records its outcome when it ends. Look at the "
+                        "journal before you send it again.")
         # Only when the program names an unavailable connector: on any other failure the note buried the
         # program's own error (review 14x, M5). The reasons are for the author (%connectors), not the model.
         if note := unavailable_note_for(code, catalog.unavailable, self._connectors):

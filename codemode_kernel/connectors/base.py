@@ -54,6 +54,8 @@ class Tool:
     ``execute(args, ctx)`` and ``revert(args, result, ctx)`` may be plain functions or
     coroutine functions. ``replay="reexecute"`` methods are journaled (sequence, arguments,
     divergence check) but their results are not stored: later passes call them again.
+    ``reads_only``: the method changes nothing (an MCP tool annotated read-only whose author trusts the
+    annotations): a call of it cut off by its pass's end is not an unknown outcome to undo.
     """
 
     execute: ExecuteFn
@@ -63,6 +65,7 @@ class Tool:
     requires_approval: bool = False
     replay: ReplayPolicy = "log"
     revert: RevertFn | None = None
+    reads_only: bool = False
 
     def with_approval(self, requires_approval: bool = True) -> Tool:
         """A copy of this tool with approval switched on (or off)."""

@@ -387,6 +387,7 @@ class McpConnector(Connector):
                 output_schema=clean.value(output_schema),
                 requires_approval=approval,
                 revert=revert,
+                reads_only=self._reads_only(t),
             ), self.secrets)
         return out
 

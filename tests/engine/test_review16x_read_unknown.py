@@ -29,8 +29,6 @@ reverts = { add_note = { method = "delete_note", args = { note_id = "$result.id"
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: a read-only MCP call cut off by the pass's end is an unknown "
-                                       "outcome to undo by hand")
 def test_a_read_cut_off_by_the_pass_is_not_an_unknown_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "codemode.toml").write_text(TOML)
     monkeypatch.chdir(tmp_path)
