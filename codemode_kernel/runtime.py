@@ -151,6 +151,7 @@ from codemode_kernel import codec, snippets, targets
 from codemode_kernel.catalog import Catalog, CatalogResolver, check_connector_names
 from codemode_kernel.connector_threads import invoke
 from codemode_kernel.connectors.base import Connector, ExecutionContext
+from codemode_kernel.connectors.secrets import every_secret
 from codemode_kernel.connectors.unavailable import (
     named_in,
     safe_reason,
@@ -982,7 +983,7 @@ class CodemodeRuntime:
                     reverted += 1
                     j.set_entry(execution_id, e.seq, ["reverted"], "reverted", error=None)
                 except OutcomeUnknown as exc:  # sent, unanswered: it may have been done, so it is not run again
-                    note = f"RevertOutcomeUnknown: {clip(str(exc))}"
+                    note = every_secret(catalog.configured.values()).text(f"RevertOutcomeUnknown: {clip(str(exc))}")
                     j.set_entry(execution_id, e.seq, ["reverted"], "reverted", error=note)
                     failures.append(f"#{e.seq} {e.connector}.{e.method}: the revert was sent and not answered, so "
                                     f"whether it took effect is unknown; it is not run again, check the service "
@@ -995,8 +996,9 @@ class CodemodeRuntime:
                 j.transition(execution_id, allowed, "rolled_back")
         if finished:
             await self._hooks(execution_id, "rolled_back", terminal=True)
-        if failures:
-            raise RollbackError(execution_id, failures)
+        if failures:  # a revert's error is a connector's text: redacted of every connector's secrets (review 16)
+            scrub = every_secret(catalog.configured.values())
+            raise RollbackError(execution_id, [scrub.text(f) for f in failures])
 
     async def expire_paused(self, max_age: timedelta = timedelta(hours=24)) -> list[str]:
         """Reject stale paused executions and fail stale running ones; return their ids."""
