@@ -1161,6 +1161,9 @@ class CodemodeRuntime:
         be unusable (it failed when last resolved, or its command is not installed) is marked so."""
         last = self._catalogs.last
         marks = unavailable_hints(self._connectors, last.unavailable if last is not None else ())
+        for name in self._catalogs.in_flight:  # its server has not answered yet (review 16x, M15)
+            marks.setdefault(name, "starting: its server has not answered yet; a program that uses it waits for it "
+                                   "(up to its connect_timeout).")
         hints = {**self.connector_hints, **(connector_hints or {}), **marks}
         text = tool_description(self._connectors, hints, description)
         return CodemodeTool("codemode", text, dict(TOOL_INPUT_SCHEMA), self._tool_call)

@@ -13,6 +13,8 @@ execution it started (:mod:`.follow`).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
@@ -28,6 +30,7 @@ from mcp_types import (
     TextContent,
     ToolAnnotations,
 )
+from mcp_types import Tool as MCPTool
 from mcp_types.version import is_version_at_least
 from pydantic import Field
 
@@ -78,8 +81,17 @@ def build_mcp_server(runtime: CodemodeRuntime, *, description: str | None = None
     tool = runtime.tool(description, connector_hints)
     started = Started()
     follower = Follower(runtime, started, approve_hint)
-    server = MCPServer("codemode", instructions=INSTRUCTIONS,
-                       request_state_security=RequestStateSecurity.ephemeral(ttl=_QUESTION_TTL_SECONDS))
+
+    class Server(MCPServer):
+        async def list_tools(self) -> list[MCPTool]:
+            """The tools, the ``codemode`` description written now: a connector still starting, or one whose start
+            failed since the server began, is marked so, not listed as usable (review 16x, M15)."""
+            text = runtime.tool(description, connector_hints).description
+            return [t.model_copy(update={"description": text}) if t.name == tool.name else t
+                    for t in await super().list_tools()]
+
+    server = Server("codemode", instructions=INSTRUCTIONS,
+                    request_state_security=RequestStateSecurity.ephemeral(ttl=_QUESTION_TTL_SECONDS))
 
     def asks(ctx: Context) -> bool:
         if approvals_mode != "ask":
@@ -196,4 +208,12 @@ async def serve_stdio(runtime: CodemodeRuntime, **options: Any) -> None:
     """
     async with runtime:
         hints = {**(options.pop("connector_hints", None) or {}), **availability_hints(runtime)}
-        await build_mcp_server(runtime, connector_hints=hints, **options).run_stdio_async()
+        # The connectors start in the background, as a kernel's warm-up does: the handshake does not wait, and
+        # the tool's description says which are still starting or failed (review 16x, M15).
+        warm = asyncio.ensure_future(runtime.catalog())
+        try:
+            await build_mcp_server(runtime, connector_hints=hints, **options).run_stdio_async()
+        finally:
+            warm.cancel()
+            with contextlib.suppress(BaseException):
+                await warm

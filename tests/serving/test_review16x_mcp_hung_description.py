@@ -22,8 +22,6 @@ pytestmark = pytest.mark.anyio
 HANGS = "import time\ntime.sleep(600)\n"
 
 
-@pytest.mark.xfail(strict=True, reason="review 16x: the codemode tool's description lists a hung server as usable, "
-                                       "also after its start failed")
 async def test_the_description_says_a_server_that_did_not_start_is_unavailable(tmp_path: Path) -> None:
     (tmp_path / "hangs.py").write_text(HANGS)
     (tmp_path / "codemode.toml").write_text('[executor]\nkind = "inprocess"\n\n[connectors.slowpoke]\n'
