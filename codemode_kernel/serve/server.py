@@ -189,11 +189,11 @@ def model_output(out: dict[str, Any]) -> dict[str, Any]:
 def availability_hints(runtime: CodemodeRuntime) -> dict[str, str]:
     """Hints marking the connectors known to be unusable without starting them, with a reason fit for a model.
 
-    The tool description is written once, when the server starts, and lists connector names
-    only; without this an MCP connector whose command is not installed would be advertised as
-    if it worked (issue 15: ``clock`` when ``mcp-server-time`` cannot be found). Servers are not
-    started here: a stdio client waits for the handshake meanwhile, and a server that fails
-    once started is named in the error note of the first program that needs the catalog.
+    The tool description lists connector names only; without this an MCP connector whose command
+    is not installed would be advertised as if it worked (issue 15: ``clock`` when ``mcp-server-time``
+    cannot be found). Servers are not started here: :func:`serve_stdio` starts them in the background
+    once serving, and each tools/list writes the description anew, marking a connector still starting
+    or one whose start failed (review 16x, M15).
     """
     return unavailable_hints(runtime.connectors, ())
 
