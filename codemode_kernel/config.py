@@ -70,7 +70,7 @@ from codemode_kernel.connectors.base import Connector
 from codemode_kernel.connectors.policy import ConnectorPolicy, WithPolicy
 from codemode_kernel.errors import ConfigurationError
 from codemode_kernel.journal_files import NOTEBOOK_ENV, existing_journal, sqlite_url
-from codemode_kernel.targets import masked
+from codemode_kernel.targets import credential_name, masked
 from codemode_kernel.wording import sentence
 
 log = logging.getLogger(__name__)
@@ -587,12 +587,12 @@ def resolve_sqlite_url(url: str, base_dir: Path) -> str:
 def _option_secrets(options: Any) -> list[str]:
     """The credentials among a python table's options: the values of credential-named keys (``api_key``,
     ``password``) and the passwords and credential-named query values of URLs (``dsn``), at any depth."""
-    from codemode_kernel.connectors.secrets import looks_secret, url_secrets
+    from codemode_kernel.connectors.secrets import url_secrets
 
     found: list[str] = []
     if isinstance(options, Mapping):
         for key, value in options.items():
-            if isinstance(value, str) and looks_secret(str(key)):
+            if isinstance(value, str) and credential_name(str(key)):  # whole words, as targets judge (16 H1)
                 found.append(value)
             found += _option_secrets(value)
     elif isinstance(options, list):

@@ -67,7 +67,7 @@ from codemode_kernel.connectors.policy import (
 from codemode_kernel.connectors.secrets import arg_secrets, config_secrets, listed, redacting, redactor, url_secrets
 from codemode_kernel.connectors.stderr_tail import StderrTail
 from codemode_kernel.errors import ConfigurationError, ConnectorError, OutcomeUnknown
-from codemode_kernel.targets import masked, secret_part
+from codemode_kernel.targets import credential_name, masked, secret_part
 
 log = logging.getLogger(__name__)
 
@@ -204,7 +204,9 @@ class McpConnector(Connector):
             # .venv/bin/python, the codemode script's .venv/bin/python3.11): named by its environment instead, so
             # a pause made in one door is approved in another (review 16x, H1).
             command = f"(the Python of {sys.prefix})" if t.command == sys.executable else t.command
-            args = [masked(a, arg_secrets(t.args)) for a in t.args]  # no password in the fast hash (review 16 M1)
+            # No password in the fast hash (review 16 M1); a flag counts as a credential by its whole words (H1).
+            hidden = arg_secrets(t.args, named=credential_name)
+            args = [masked(a, hidden) for a in t.args]
             return (f"mcp {json.dumps([command, *args])} in {t.cwd or os.getcwd()}"  # where it runs, too
                     + secret_part("env", t.env or {}))
         return None  # an in-process server object: this very object

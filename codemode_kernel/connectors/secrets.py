@@ -452,10 +452,11 @@ def url_secrets(url: str | None, environ: Mapping[str, str] | None = None) -> li
     return out
 
 
-def arg_secrets(args: Sequence[str]) -> list[str]:
-    """Values given to credential-named flags (``--password p@ss``, ``--token=x``), and the passwords and
-    credential-named query values of every URL an argument holds (``postgresql://app:pw@db/prod`` as a
-    positional argument, ``--db-url=...``: review 15 H5)."""
+def arg_secrets(args: Sequence[str], named: Callable[[str], bool] = looks_secret) -> list[str]:
+    """Values given to credential-named flags (``--password p@ss``, ``--token=x``; ``named`` judges a flag's
+    name: the wide test for redaction, whole words for a target), and the passwords and credential-named query
+    values of every URL an argument holds (``postgresql://app:pw@db/prod`` as a positional argument,
+    ``--db-url=...``: review 15 H5)."""
     out: list[str] = []
     for arg in args:
         for url in _URL_IN_TEXT.findall(arg):
@@ -464,7 +465,7 @@ def arg_secrets(args: Sequence[str]) -> list[str]:
         if not arg.startswith("-"):
             continue
         flag, eq, value = arg.partition("=")
-        if not looks_secret(flag.lstrip("-")):
+        if not named(flag.lstrip("-")):
             continue
         if eq:
             out.append(value)
